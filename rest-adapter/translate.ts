@@ -1,0 +1,71 @@
+import {
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isObjectType, isScalarType,
+  type GraphQLField, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType,
+} from 'graphql';
+import { validationError } from '../src/domain/shared/errors.ts';
+
+/** camelCase → snake_case (REST names); the inverse is looked up from the schema, never guessed. */
+export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** An object with an `id` is an entity: nested, it appears as its `<name>_id` field instead. */
+export const isEntity = (type: GraphQLObjectType) => 'id' in type.getFields();
+
+export const isConnection = (type: GraphQLObjectType) => type.name.endsWith('Connection') && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+
+/** Fields a REST answer shows: scalars, enums and value objects; no relations, no arguments. */
+function restFields(type: GraphQLObjectType): GraphQLField<unknown, unknown>[] {
+  return Object.values(type.getFields()).filter((f) => {
+    if (f.args.some((a) => a.type.toString().endsWith('!'))) return false;
+    const named = getNamedType(f.type);
+    return isScalarType(named) || isEnumType(named) || (isObjectType(named) && !isEntity(named) && !isConnection(named));
+  });
+}
+
+/** The GraphQL selection set of a REST object (`__typename` names its `object`). */
+export function selectionOf(type: GraphQLObjectType): string {
+  const parts = isEntity(type) ? ['__typename'] : [];
+  for (const field of restFields(type)) {
+    const named = getNamedType(field.type);
+    parts.push(isObjectType(named) ? `${field.name} { ${selectionOf(named)} }` : field.name);
+  }
+  return parts.join(' ');
+}
+
+/** A GraphQL result → the REST object: snake_case keys, `object` from the type name. JSON values are left as they are. */
+export function toRest(value: unknown, type: GraphQLOutputType): unknown {
+  if (value === null || value === undefined) return null;
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return (value as unknown[]).map((v) => toRest(v, nullable.ofType));
+  if (!isObjectType(nullable)) return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if (typeof source.__typename === 'string') out.object = snake(source.__typename).replace(/^_/, '');
+  for (const field of restFields(nullable)) {
+    if (field.name in source) out[snake(field.name)] = toRest(source[field.name], field.type);
+  }
+  return out;
+}
+
+/**
+ * A REST input (snake_case) → GraphQL variables (camelCase), guided by the input type so
+ * that JSON values (metadata) keep their keys. Unknown keys stay as written, so that
+ * a key the type does not have (camelCase spellings included) is a 422 `parameter_unknown`.
+ */
+export function fromRest(value: unknown, type: GraphQLInputType, path: string[] = []): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return Array.isArray(value) ? value.map((v, i) => fromRest(v, nullable.ofType, [...path, String(i)])) : value;
+  if (!isInputObjectType(nullable) || Array.isArray(value)) return value;
+  const fields = nullable.getFields();
+  const bySnake = new Map(Object.keys(fields).map((name) => [snake(name), name]));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = bySnake.get(key);
+    if (!name) {
+      const param = [...path, key].join('.');
+      throw validationError(param, `Received unknown parameter: ${param}.`, 'parameter_unknown');
+    }
+    out[name] = fromRest(v, fields[name].type, [...path, key]);
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+import { startTestApp, restClient, period } from '/work/main/test/support/app.ts';
+const t = await startTestApp('pglite');
+const api = restClient(t.baseUrl, t.business.test_secret_key);
+let r = await api.get('/v1/vehicles');
+console.log(r.status, JSON.stringify(r.body).slice(0, 300));
+r = await api.post('/v1/vehicles', { name: 'Civic', daily_rate_cents: 5000, deposit_cents: 20000, unlimited_miles_daily_cents: 1000, metadata: { fleet_no: 'A1' } });
+console.log(r.status, JSON.stringify(r.body));
+const v = r.body.id;
+r = await api.post('/v1/quotes', { vehicle_id: v, ...period(2, 3), unlimited_miles: true });
+console.log(r.status, JSON.stringify(r.body));
+r = await api.post('/v1/bookings', { vehicle_id: v, ...period(2, 3), customer: { name: 'Ann', email: 'ann@example.com' } });
+console.log(r.status, JSON.stringify(r.body));
+const b = r.body.id;
+r = await api.post('/v1/bookings', { vehicle_id: v, ...period(2, 3), customer: { name: 'Ann', email: 'ann@example.com' } });
+console.log(r.status, JSON.stringify(r.body));
+for (const p of [`/v1/bookings/${b}`, `/v1/bookings/${b}/payment`, `/v1/bookings/${b}/deposit`, `/v1/bookings/${b}/charges`, '/v1/bookings?limit=2', `/v1/availability?start_at=${encodeURIComponent(period(2,3).start_at)}&end_at=${encodeURIComponent(period(2,3).end_at)}`]) {
+  r = await api.get(p); console.log(p, r.status, JSON.stringify(r.body).slice(0, 400));
+}
+r = await api.post(`/v1/bookings/${b}/cancel`, { reason: 'changed plans' });
+console.log(r.status, JSON.stringify(r.body).slice(0, 300));
+r = await api.post('/v1/messages', { channel: 'sms', body: 'card 4242 4242 4242 4242 cvc 123', booking_id: b });
+console.log(r.status, JSON.stringify(r.body));
+r = await api.post('/v1/quotes', { vehicle_id: v, start_at: '2026-12-01T10:00:00', end_at: 'x', foo: 1 });
+console.log(r.status, JSON.stringify(r.body));
+r = await api.post('/v1/quotes', { vehicle_id: v, start_at: '2027-12-01T10:00:00', end_at: '2027-12-01T10:00:00Z' });
+console.log(r.status, JSON.stringify(r.body));
+r = await api.get('/v1/bookings?limit=0'); console.log(r.status, JSON.stringify(r.body));
+r = await api.get('/v1/bookings/bk_nope'); console.log(r.status, JSON.stringify(r.body), r.headers.get('request-id'));
+r = await restClient(t.baseUrl, t.business.test_public_key).get('/v1/bookings'); console.log(r.status, JSON.stringify(r.body));
+r = await restClient(t.baseUrl, null).get('/v1/bookings'); console.log(r.status, JSON.stringify(r.body));
+r = await api.call('DELETE', '/v1/bookings'); console.log(r.status, JSON.stringify(r.body));
+r = await api.post('/v1/bookings', '{bad'); console.log(r.status, JSON.stringify(r.body));
+await t.close();

@@ -1,0 +1,36 @@
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import type PrismaTypes from './generated/pothos-prisma-types.ts';
+import { getDatamodel } from './generated/pothos-prisma-types.ts';
+import type { DomainContext } from './domain/shared/context.ts';
+
+/** What every resolver receives: the domain context of the request (auth, tenant, clock). */
+export interface GraphQLContext {
+  domain: DomainContext;
+}
+
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [PrismaPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // Each app instance (PGlite or PostgreSQL) brings its own client through the context.
+    client: (ctx) => ctx.domain.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  relay: {
+    cursorType: 'String',
+    clientMutationId: 'omit',
+  },
+});

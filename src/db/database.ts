@@ -1,0 +1,225 @@
+// Opens the database: PostgreSQL when a URL is given, otherwise an embedded PGlite
+// (PostgreSQL compiled to WebAssembly, in this process). One schema and one set of
+// migrations serve both, so the domain never needs to know which one it talks to.
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { applyMigrations } from './migrate.ts';
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; when absent, the embedded database in `dataDir` is used. */
+  databaseUrl?: string;
+  /** PGlite data directory (default ./data); `memory://` keeps everything in memory (tests). */
+  dataDir?: string;
+  /** Apply pending migrations before returning (default true). */
+  migrate?: boolean;
+}
+
+/** The embedded database directory is held by another live process (or already open here). */
+export class DatabaseLockedError extends Error {
+  override name = 'DatabaseLockedError';
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`the embedded database in ${dataDir} is in use by process ${pid}; stop the server or set DATABASE_URL`);
+  }
+}
+
+export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Database> {
+  const migrate = opts.migrate !== false;
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, migrate) : openEmbedded(opts.dataDir ?? './data', migrate);
+}
+
+async function openPostgres(url: string, migrate: boolean): Promise<Database> {
+  if (migrate) await applyMigrations({ kind: 'postgres', url });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize() });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    kind: 'postgres',
+    close: once(async () => {
+      await prisma.$disconnect();
+      // The adapter does not end a pool it was given; we own it.
+      await pool.end();
+    }),
+  };
+}
+
+function poolSize(): number {
+  const size = Number(process.env.DATABASE_POOL_SIZE ?? 20);
+  if (!Number.isInteger(size) || size < 1) throw new Error(`DATABASE_POOL_SIZE must be a positive integer, got ${process.env.DATABASE_POOL_SIZE}`);
+  return size;
+}
+
+async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database> {
+  const embedded = await openPGlite(dataDir);
+  try {
+    if (migrate) await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(embedded.pglite) });
+    return {
+      prisma,
+      kind: 'pglite',
+      close: once(async () => {
+        await prisma.$disconnect();
+        await embedded.close();
+      }),
+    };
+  } catch (err) {
+    await embedded.close();
+    throw err;
+  }
+}
+
+/**
+ * A PGlite instance on `dataDir` with the extensions the migrations need, holding the
+ * directory's lock file: two PostgreSQL instances on one data directory corrupt it, and
+ * PGlite does not guard against that itself. Also used by the migrate CLI.
+ */
+export async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; close(): Promise<void> }> {
+  const inMemory = dataDir.startsWith('memory://');
+  const release = inMemory ? async () => {} : await lockDataDir(dataDir);
+  try {
+    const pglite = await PGlite.create(dataDir, { extensions: { btree_gist } });
+    return {
+      pglite,
+      close: once(async () => {
+        try {
+          await pglite.close();
+        } finally {
+          await release();
+        }
+      }),
+    };
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+// ------------------------------------------------------------------ lock file
+
+const heldLocks = new Set<string>();
+
+/** Takes `<dataDir>/.lock` (holding our pid) or throws DatabaseLockedError; returns the release. */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  await mkdir(dataDir, { recursive: true });
+  const lockPath = path.resolve(dataDir, '.lock');
+  const content = `${process.pid}\n`;
+  // Written aside and hard-linked into place: the link either fails or creates the lock with
+  // its full content, so nobody can read a half-written lock and take it for a stale one.
+  const tmpPath = `${lockPath}.${process.pid}.${Date.now()}`;
+  await writeFile(tmpPath, content);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(tmpPath, lockPath);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
+      }
+      const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+      if (holderIsAlive(holder, lockPath)) throw new DatabaseLockedError(dataDir, holder);
+      // Left behind by a process that died without closing: take it over.
+      await unlink(lockPath).catch(() => {});
+    }
+  } finally {
+    await unlink(tmpPath).catch(() => {});
+  }
+
+  heldLocks.add(lockPath);
+  // A process that exits without close() (process.exit in a signal handler) still frees it.
+  const onExit = () => removeIfOurs(lockPath, content);
+  process.once('exit', onExit);
+  return once(async () => {
+    process.removeListener('exit', onExit);
+    heldLocks.delete(lockPath);
+    removeIfOurs(lockPath, content);
+  });
+}
+
+function holderIsAlive(pid: number, lockPath: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  // Our own pid: alive if we hold it, stale if a previous process with our pid (a restarted
+  // container often gets the same one) left it behind.
+  if (pid === process.pid) return heldLocks.has(lockPath);
+  try {
+    process.kill(pid, 0); // signal 0 only checks that the process exists
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+}
+
+function removeIfOurs(lockPath: string, content: string): void {
+  // Synchronous because it also runs in the 'exit' handler.
+  try {
+    if (readFileSync(lockPath, 'utf8') === content) unlinkSync(lockPath);
+  } catch {
+    // already gone
+  }
+}
+
+// ------------------------------------------------------------------ errors
+
+// Through Prisma both adapters surface a database error the same way (verified on PGlite
+// and PostgreSQL): a PrismaClientKnownRequestError (P2039 from model queries, P2010 from
+// raw ones, P2002 for unique violations) whose meta.driverAdapterError is a
+// DriverAdapterError with cause { originalCode: '23P01', originalMessage: 'conflicting key
+// value violates exclusion constraint "Booking_no_overlap"', kind, code, detail }.
+
+/** True for a violation of the booking overlap rule ("Booking_no_overlap", SQLSTATE 23P01). */
+export function isExclusionViolation(err: unknown): boolean {
+  const db = databaseError(err);
+  // The name guards against exclusion constraints added later for other rules.
+  return db?.code === '23P01' && (db.message === undefined || db.message.includes('Booking_no_overlap'));
+}
+
+/** True for a unique constraint violation (SQLSTATE 23505, Prisma P2002). */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'P2002' || databaseError(err)?.code === '23505';
+}
+
+/**
+ * The SQLSTATE and message of a database error: from a Prisma error, a bare
+ * DriverAdapterError, or a raw pg / PGlite error (for code that bypasses Prisma).
+ */
+function databaseError(err: unknown): { code: string; message?: string } | undefined {
+  let current = err;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const e = current as {
+      originalCode?: unknown;
+      originalMessage?: unknown;
+      code?: unknown;
+      severity?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: unknown };
+      cause?: unknown;
+    };
+    const message = typeof e.originalMessage === 'string' ? e.originalMessage : typeof e.message === 'string' ? e.message : undefined;
+    if (typeof e.originalCode === 'string') return { code: e.originalCode, message };
+    // pg's and PGlite's DatabaseError: a five-character SQLSTATE next to a severity.
+    if (typeof e.code === 'string' && typeof e.severity === 'string') return { code: e.code, message };
+    current = e.meta?.driverAdapterError ?? e.cause;
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------ helpers
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+}

@@ -1,0 +1,110 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Db } from '../shared/context.ts';
+import { DomainError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { isPermission, ROLE_PERMISSIONS, type Permission, type Principal, type TeamRole } from './permissions.ts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_PATTERN = /^svc_(live|test)_(pk|sk)_[0-9A-Za-z]{32,}$/;
+const KEY_RANDOM_LENGTH = 40;
+
+export type KeyKind = 'secret' | 'publishable';
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  livemode: boolean;
+  kind: KeyKind;
+}
+
+/** Make a key; its full text is returned once and only its hash is stored (CONTRACT.md). */
+export async function createApiKey(
+  db: Db,
+  input: { businessId: string; livemode: boolean; kind: KeyKind; name?: string; memberId?: string; permissions?: string[] },
+): Promise<CreatedKey> {
+  const permissions = input.permissions ?? [];
+  const unknown = permissions.filter((p) => !isPermission(p));
+  if (unknown.length) throw new DomainError('validation_error', 'parameter_invalid', `Unknown permissions: ${unknown.join(', ')}`, { param: 'permissions' });
+  const key = `svc_${input.livemode ? 'live' : 'test'}_${input.kind === 'secret' ? 'sk' : 'pk'}_${randomBase62(KEY_RANDOM_LENGTH)}`;
+  const id = newId('apiKey');
+  await db.apiKey.create({
+    data: {
+      id,
+      businessId: input.businessId,
+      livemode: input.livemode,
+      kind: input.kind,
+      secretHash: hashKey(key),
+      redacted: `${key.slice(0, 12)}…${key.slice(-4)}`,
+      name: input.name ?? null,
+      memberId: input.memberId ?? null,
+      permissions,
+    },
+  });
+  return { id, key, livemode: input.livemode, kind: input.kind };
+}
+
+export async function revokeApiKey(db: Db, businessId: string, keyId: string): Promise<boolean> {
+  const { count } = await db.apiKey.updateMany({ where: { id: keyId, businessId, revokedAt: null }, data: { revokedAt: new Date() } });
+  principalCache.clear();
+  return count > 0;
+}
+
+// Keys are looked up on every request; a short cache keeps that off the hot path. A key
+// revoked by another process stops working within this many milliseconds.
+const PRINCIPAL_CACHE_MS = 5_000;
+const principalCache = new Map<string, { principal: Principal; until: number }>();
+
+/**
+ * Resolve the `Authorization: Bearer <key>` header to the caller. Missing or malformed:
+ * `missing_api_key`; unknown or revoked: `invalid_api_key` (both 401).
+ */
+export async function authenticate(db: Db, authorization: string | null | undefined): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) {
+    throw new DomainError('authentication_error', 'missing_api_key', 'No valid API key provided. Send it as "Authorization: Bearer svc_test_sk_...".');
+  }
+  const key = match[1];
+  if (!KEY_PATTERN.test(key)) {
+    throw new DomainError('authentication_error', 'missing_api_key', 'The Authorization header does not hold an API key of the form svc_{live|test}_{pk|sk}_....');
+  }
+  const hash = hashKey(key);
+  const cached = principalCache.get(hash);
+  if (cached && cached.until > Date.now()) return cached.principal;
+
+  const row = await db.apiKey.findUnique({ where: { secretHash: hash }, include: { member: true } });
+  if (!row || row.revokedAt) {
+    throw new DomainError('authentication_error', 'invalid_api_key', `Invalid API key provided: ${key.slice(0, 12)}…${key.slice(-4)}`);
+  }
+  const principal: Principal = {
+    businessId: row.businessId,
+    livemode: row.livemode,
+    keyId: row.id,
+    keyKind: row.kind,
+    memberId: row.memberId,
+    permissions: permissionsOf(row.member?.role ?? null, row.member?.permissions ?? [], row.permissions),
+  };
+  if (principalCache.size > 10_000) principalCache.clear();
+  principalCache.set(hash, { principal, until: Date.now() + PRINCIPAL_CACHE_MS });
+  return principal;
+}
+
+function permissionsOf(role: TeamRole | null, memberExtra: string[], keyPermissions: string[]): Principal['permissions'] {
+  if (role) return new Set([...ROLE_PERMISSIONS[role], ...memberExtra.filter(isPermission)]);
+  if (keyPermissions.length) return new Set(keyPermissions.filter(isPermission) as Permission[]);
+  return 'all';
+}
+
+/** Forget cached principals (tests and the admin tool, after revoking or removing members). */
+export function clearPrincipalCache(): void {
+  principalCache.clear();
+}

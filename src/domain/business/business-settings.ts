@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * Rental settings of a business (SPEC.md "Named field sets"). Stored as JSON; every read
+ * goes through `readSettings`, so missing keys take these defaults.
+ */
+export const businessSettingsSchema = z.object({
+  booking_approval_mode: z.enum(['automatic', 'manual']).default('automatic'),
+  /** Cancellations at least this many hours before start_at are refunded in full. */
+  cancellation_window_hours: z.number().int().min(0).max(24 * 90).default(24),
+  /** Share of the rental refunded for a cancellation inside the window. */
+  late_cancellation_refund_percent: z.number().int().min(0).max(100).default(0),
+  security_deposit_defaults: z.object({ required: z.boolean().default(true) }).prefault({}),
+  included_mileage_defaults: z.object({ miles_per_day: z.number().int().min(0).default(200) }).prefault({}),
+  pickup_rules: z.object({ earliest_minutes_before_start: z.number().int().min(0).default(60) }).prefault({}),
+  return_rules: z.object({ grace_minutes: z.number().int().min(0).default(59) }).prefault({}),
+  identity_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
+  agreement_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
+  insurance_requirements: z.object({ required: z.boolean().default(false) }).prefault({}),
+});
+
+export type BusinessSettings = z.output<typeof businessSettingsSchema>;
+
+export function readSettings(stored: unknown): BusinessSettings {
+  const parsed = businessSettingsSchema.safeParse(stored ?? {});
+  // Stored settings were validated on write; a row from an older shape falls back to defaults.
+  return parsed.success ? parsed.data : businessSettingsSchema.parse({});
+}

@@ -1,0 +1,46 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { createApiKey } from '../access/api-keys.ts';
+import type { DomainContext } from '../shared/context.ts';
+import { newId } from '../shared/ids.ts';
+import { resourceMissing } from '../shared/errors.ts';
+import { authorize } from '../access/permissions.ts';
+import { readSettings } from './business-settings.ts';
+
+export interface CreatedBusiness {
+  business_id: string;
+  test_secret_key: string;
+  test_public_key: string;
+  live_secret_key: string;
+  live_public_key: string;
+}
+
+/**
+ * Create a business with its first four keys. There is no API for this (CONTRACT.md):
+ * the admin command line and the demo seed call it.
+ */
+export async function createBusiness(prisma: PrismaClient, input: { name: string; currency?: string }): Promise<CreatedBusiness> {
+  return prisma.$transaction(async (tx) => {
+    const business = await tx.business.create({ data: { id: newId('business'), name: input.name, currency: input.currency ?? 'usd' } });
+    const key = (livemode: boolean, kind: 'secret' | 'publishable') =>
+      createApiKey(tx, { businessId: business.id, livemode, kind, name: 'default' }).then((k) => k.key);
+    return {
+      business_id: business.id,
+      test_secret_key: await key(false, 'secret'),
+      test_public_key: await key(false, 'publishable'),
+      live_secret_key: await key(true, 'secret'),
+      live_public_key: await key(true, 'publishable'),
+    };
+  });
+}
+
+export async function getCurrentBusiness(ctx: DomainContext) {
+  authorize(ctx.principal, 'business:read');
+  const business = await ctx.prisma.business.findUnique({ where: { id: ctx.principal.businessId } });
+  if (!business) throw resourceMissing('business', ctx.principal.businessId);
+  return business;
+}
+
+export async function loadSettings(ctx: DomainContext) {
+  const business = await ctx.prisma.business.findUnique({ where: { id: ctx.principal.businessId }, select: { settings: true, currency: true } });
+  return { settings: readSettings(business?.settings), currency: business?.currency ?? 'usd' };
+}

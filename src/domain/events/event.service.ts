@@ -1,0 +1,54 @@
+import type { Db, DomainContext } from '../shared/context.ts';
+import { newId } from '../shared/ids.ts';
+
+/** Who caused an event: a request of a business in one environment, or the system (null ids). */
+export interface EventOrigin {
+  businessId: string;
+  livemode: boolean;
+  requestId: string | null;
+  idempotencyKey: string | null;
+}
+
+export function originOf(ctx: DomainContext): EventOrigin {
+  return { businessId: ctx.principal.businessId, livemode: ctx.principal.livemode, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey };
+}
+
+export interface EventInput {
+  type: string;
+  bookingId?: string | null;
+  /** The object the event is about, in its API representation (src/domain/shared/presenter.ts). */
+  object: Record<string, unknown>;
+}
+
+/**
+ * Record an event in the caller's transaction (the outbox): it commits with the change that
+ * causes it or not at all. Publishing and webhook delivery read it after the commit.
+ */
+export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput) {
+  return tx.event.create({
+    data: {
+      id: newId('event'),
+      businessId: origin.businessId,
+      livemode: origin.livemode,
+      type: input.type,
+      bookingId: input.bookingId ?? null,
+      data: { object: input.object } as object,
+      requestId: origin.requestId,
+      idempotencyKey: origin.idempotencyKey,
+    },
+  });
+}
+
+/** The one event shape (CONTRACT.md "Events and webhooks"), for webhooks, subscriptions and lists. */
+export function presentEvent(row: { id: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null }) {
+  return {
+    id: row.id,
+    object: 'event',
+    type: row.type,
+    api_version: 'v1',
+    created_at: row.createdAt.toISOString(),
+    livemode: row.livemode,
+    data: row.data,
+    request: { id: row.requestId, idempotency_key: row.idempotencyKey },
+  };
+}

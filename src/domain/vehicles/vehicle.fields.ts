@@ -1,0 +1,25 @@
+import type { PublicFields } from '../shared/presenter.ts';
+
+export const VEHICLE_FIELDS: PublicFields = {
+  id: { kind: 'id' },
+  livemode: { kind: 'boolean' },
+  name: { kind: 'string' },
+  make: { kind: 'string', nullable: true },
+  model: { kind: 'string', nullable: true },
+  year: { kind: 'int', nullable: true },
+  status: { kind: { enum: 'VehicleStatus' } },
+  currency: { kind: 'string' },
+  dailyRateCents: { kind: 'int' },
+  depositCents: { kind: 'int' },
+  includedMiles: { kind: 'int', description: 'Miles included per rental day.' },
+  extraMileFeeCents: { kind: 'int' },
+  unlimitedMilesDailyCents: { kind: 'int', nullable: true, description: 'Daily price of unlimited miles; null when not offered.' },
+  location: { kind: 'json', nullable: true },
+  deliveryOptions: { kind: 'json' },
+  accessMethod: { kind: 'string' },
+  minimumAge: { kind: 'int' },
+  photos: { kind: 'json' },
+  features: { kind: 'strings' },
+  metadata: { kind: 'json' },
+  createdAt: { kind: 'datetime' },
+};

@@ -1,0 +1,103 @@
+import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { schema } from '../schema/index.ts';
+import type { GraphQLContext } from '../builder.ts';
+import type { Principal } from '../domain/access/permissions.ts';
+import type { DomainConfig } from '../domain/shared/context.ts';
+import { DomainError } from '../domain/shared/errors.ts';
+import { currentRequestId } from './request-scope.ts';
+import { errorExtensions, internalError } from './error-envelope.ts';
+
+/** What the edge hands to every operation, over HTTP, REST and WebSocket alike. */
+export interface ServerContext {
+  principal: Principal;
+  requestId: string;
+  idempotencyKey: string | null;
+  /** Filled during execution; the edge writes the audit record from it after the response. */
+  audit: AuditNote;
+}
+
+export interface AuditNote {
+  write: boolean;
+  operation: string | null;
+  bookingId: string | null;
+}
+
+export function newAuditNote(): AuditNote {
+  return { write: false, operation: null, bookingId: null };
+}
+
+/** Marks mutations for the audit log and remembers the booking they touched. */
+function useAuditNote(): Plugin<ServerContext> {
+  return {
+    onExecute({ args }) {
+      const audit = (args.contextValue as ServerContext).audit;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!audit || operation?.operation !== 'mutation') return;
+      audit.write = true;
+      const first = operation.selectionSet.selections[0];
+      audit.operation = first?.kind === 'Field' ? first.name.value : null;
+      return {
+        onExecuteDone({ result }) {
+          const data = (result as ExecutionResult).data as Record<string, { id?: unknown; bookingId?: unknown } | null> | undefined;
+          const root = audit.operation && data ? data[audit.operation] : null;
+          const variables = JSON.stringify(args.variableValues ?? {});
+          audit.bookingId =
+            (typeof root?.bookingId === 'string' && root.bookingId) ||
+            (typeof root?.id === 'string' && root.id.startsWith('bk_') && root.id) ||
+            /"(bk_[0-9a-z]{26})"/.exec(variables)?.[1] ||
+            null;
+        },
+      };
+    },
+  };
+}
+
+/** Every GraphQL error carries the contract's type, code and request_id in `extensions`. */
+function useContractErrorExtensions(): Plugin {
+  return {
+    onResultProcess({ result }) {
+      const results = Array.isArray(result) ? result : [result];
+      for (const r of results as ExecutionResult[]) {
+        if (!r || typeof r !== 'object' || !('errors' in r) || !r.errors) continue;
+        for (const error of r.errors) {
+          const ext = error.extensions as Record<string, unknown>;
+          if (!ext.type) {
+            const variableProblem = /^Variable "\$/.test(error.message);
+            ext.type = variableProblem ? 'validation_error' : 'invalid_request';
+            ext.code = variableProblem ? 'parameter_invalid' : 'graphql_validation_failed';
+          }
+          ext.request_id ??= currentRequestId();
+        }
+      }
+    },
+  };
+}
+
+export function createGraphQLServer(deps: { prisma: PrismaClient; config: DomainConfig; now?: () => Date }): YogaServerInstance<ServerContext, GraphQLContext> {
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: false,
+    context: ({ principal, requestId, idempotencyKey }) => ({
+      domain: { prisma: deps.prisma, principal, requestId, idempotencyKey, config: deps.config, now: deps.now ?? (() => new Date()) },
+    }),
+    maskedErrors: {
+      maskError(error) {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        const requestId = currentRequestId();
+        if (original instanceof DomainError) {
+          const gql = error as GraphQLError;
+          return new GraphQLError(original.message, { nodes: gql.nodes, path: gql.path, extensions: errorExtensions(original, requestId) });
+        }
+        if (error instanceof GraphQLError && !error.originalError) return error;
+        console.error(`[${requestId}]`, original);
+        const internal = internalError();
+        return new GraphQLError(internal.message, { extensions: errorExtensions(internal, requestId) });
+      },
+    },
+    plugins: [useAuditNote(), useContractErrorExtensions()],
+  });
+}

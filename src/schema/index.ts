@@ -1,0 +1,15 @@
+import { builder } from '../builder.ts';
+import './scalars.ts';
+import './enums.ts';
+import './vehicle.ts';
+import './quote.ts';
+import './customer.ts';
+import './booking.ts';
+import './payment.ts';
+import './charge.ts';
+import './message.ts';
+
+builder.queryType({ description: 'Reads. Bookings are the root of the graph.' });
+builder.mutationType({ description: 'Writes; each accepts an Idempotency-Key header over HTTP.' });
+
+export const schema = builder.toSchema({ sortSchema: false });
