@@ -2,6 +2,7 @@
 // (PostgreSQL compiled to WebAssembly, in this process). One schema and one set of
 // migrations serve both, so the domain never needs to know which one it talks to.
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -120,26 +121,29 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const content = `${process.pid}\n`;
   // Written aside and hard-linked into place: the link either fails or creates the lock with
   // its full content, so nobody can read a half-written lock and take it for a stale one.
-  const tmpPath = `${lockPath}.${process.pid}.${Date.now()}`;
+  const tmpPath = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await writeFile(tmpPath, content);
   try {
     for (let attempt = 0; ; attempt++) {
       try {
         await link(tmpPath, lockPath);
+        // At once, so a concurrent open in this process sees it as held, not as stale.
+        heldLocks.add(lockPath);
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
       }
       const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
       if (holderIsAlive(holder, lockPath)) throw new DatabaseLockedError(dataDir, holder);
-      // Left behind by a process that died without closing: take it over.
+      // Left behind by a process that died without closing: take it over. (Two processes
+      // taking over the same stale lock in the same instant could both win; rare enough for a
+      // guard against starting a second server by mistake.)
       await unlink(lockPath).catch(() => {});
     }
   } finally {
     await unlink(tmpPath).catch(() => {});
   }
 
-  heldLocks.add(lockPath);
   // A process that exits without close() (process.exit in a signal handler) still frees it.
   const onExit = () => removeIfOurs(lockPath, content);
   process.once('exit', onExit);

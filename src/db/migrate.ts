@@ -34,11 +34,12 @@ export const defaultMigrationPaths: MigrationPaths = {
   migrationsDir: path.join(projectRoot, 'prisma/migrations'),
 };
 
-// Serializes `applyMigrations` across processes sharing one PostgreSQL. The engine takes
-// pg_advisory_lock(72707369) itself, but on whichever pooled connection the adapter hands
-// it, and never releases it explicitly; our own lock on a dedicated connection makes the
-// guarantee independent of that. It must differ from the engine's key: session locks are
-// only re-entrant within one session, so reusing it would block on ourselves.
+// Serializes `applyMigrations` across processes sharing one PostgreSQL. The engine does take
+// pg_advisory_lock(72707369) itself (seen in the adapter's query log), but on whichever
+// pooled connection the adapter hands it, never unlocking it (freed when our pool ends),
+// and gives up after 10 s, so a second process would fail during a long migration. Our
+// own lock on a dedicated connection waits instead. Its key must differ from the engine's:
+// session locks are only re-entrant within one session, so reusing it would deadlock.
 const APPLY_LOCK_KEY = 7270736901n;
 
 const LOCKFILE = 'migration_lock.toml';

@@ -1,0 +1,29 @@
+// Child process: the project server (buildApp over openDatabase) for the vehicle-read bench.
+// Env: DATABASE_URL (required), PORT (0 = any free port). Prints "READY <port>" when listening.
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { buildApp } from '../src/server.ts';
+
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) throw new Error('DATABASE_URL is required');
+// Rate limits raised out of the way; no hold sweeper; in-memory limiter (no Redis).
+const config = loadConfig({ ...process.env, RATE_LIMIT_TEST: '1000000000', RATE_LIMIT_LIVE: '1000000000', HOLD_SWEEP_MS: '0', REDIS_URL: '' });
+const db = await openDatabase({ databaseUrl, migrate: false });
+const app = await buildApp({ db, config });
+const server = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
+const address = server.address();
+process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : ''}\n`);
+
+let closing = false;
+const shutdown = async () => {
+  if (closing) return;
+  closing = true;
+  const force = setTimeout(() => process.exit(1), 5_000);
+  force.unref();
+  await app.close().catch(() => {});
+  await db.close().catch(() => {});
+  process.exit(0);
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+process.on('disconnect', shutdown);
