@@ -7,12 +7,13 @@
 //
 // Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10),
 //      BENCH_ROUNDS (1; rounds alternate the order), BENCH_CPU_PROF (a directory: the
-//      children run with --cpu-prof and write their profiles there),
+//      children run with --cpu-prof and write their profiles to <dir>/project, <dir>/baseline),
 //      TEST_POSTGRES_URL (server to create the throwaway database on), DATABASE_POOL_SIZE.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { createBusiness } from '../src/domain/business/business.service.ts';
 import { newId } from '../src/domain/shared/ids.ts';
@@ -48,7 +49,8 @@ const children = new Set<ChildProcess>();
 /** Start a server script in a child node (tsx loader); resolves once it prints READY <port>. */
 function startServer(target: Target, databaseUrl: string): Promise<Server> {
   const args = ['--import', 'tsx'];
-  if (CPU_PROF) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`, `--cpu-prof-name=${target}-${Date.now()}.cpuprofile`);
+  // One profile per thread (the tsx loader hooks run on a thread of their own), under <dir>/<target>/.
+  if (CPU_PROF) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`);
   args.push(SCRIPTS[target]);
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
   delete env.REDIS_URL;
@@ -80,10 +82,25 @@ function startServer(target: Target, databaseUrl: string): Promise<Server> {
   });
 }
 
-interface Figures { rps: number; p50: number; p99: number; total: number; non2xx: number; errors: number; timeouts: number }
+interface Figures { rps: number; p50: number; p99: number; total: number; non2xx: number; errors: number; timeouts: number; xactsPerRequest: number }
+
+/** Committed transactions of the bench database so far (statements outside a transaction count one each). */
+async function committedTransactions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()');
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
 
 async function measure(target: Target, databaseUrl: string, vehicleId: string, key: string): Promise<Figures> {
+  const xactsBefore = await committedTransactions(databaseUrl);
   const server = await startServer(target, databaseUrl);
+  let requests = 0;
+  let figures: Omit<Figures, 'xactsPerRequest'>;
   try {
     const url = `http://127.0.0.1:${server.port}/v1/vehicles/${vehicleId}`;
     const headers = { authorization: `Bearer ${key}` };
@@ -94,12 +111,17 @@ async function measure(target: Target, databaseUrl: string, vehicleId: string, k
       throw new Error(`${target} answered ${res.status} ${JSON.stringify(body)} instead of the vehicle`);
     }
     shapes[target] = Object.keys(body);
-    await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP }); // warm-up, discarded
+    const warm = await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP }); // warm-up, discarded
     const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+    requests = 1 + warm.requests.total + r.requests.total;
+    figures = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
   } finally {
     await server.stop();
   }
+  // The server's backends flush their statistics when they exit, i.e. by now. The count
+  // includes the server's start-up and this probe's own query: a handful over many thousands.
+  const xacts = (await committedTransactions(databaseUrl)) - xactsBefore;
+  return { ...figures, xactsPerRequest: xacts / requests };
 }
 
 const shapes: Partial<Record<Target, string[]>> = {};
@@ -157,7 +179,7 @@ async function main() {
         const f = await measure(target, database.url, vehicleId, key);
         results[target].push(f);
         console.log(
-          `  round ${round + 1} ${target.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  (${f.total} requests, non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts})`,
+          `  round ${round + 1} ${target.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  (${f.total} requests, non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts}; ${f.xactsPerRequest.toFixed(2)} db transactions/request)`,
         );
       }
     }

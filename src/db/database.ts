@@ -47,11 +47,19 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   if (migrate) await applyMigrations({ kind: 'postgres', url });
   const pool = new pg.Pool({ connectionString: url, max: poolSize() });
+  let closed = false;
+  // An idle connection that fails (server restart, or a test dropping its database right
+  // after close) emits 'error' on the pool, which crashes the process if nobody listens.
+  // The pool replaces the connection; the next query reports any lasting problem.
+  pool.on('error', (err) => {
+    if (!closed) console.error(`database: idle connection lost: ${err.message}`);
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     kind: 'postgres',
     close: once(async () => {
+      closed = true;
       await prisma.$disconnect();
       // The adapter does not end a pool it was given; we own it.
       await pool.end();

@@ -14,9 +14,17 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const param = issue.path.map((p) => (typeof p === 'string' ? snakeCase(p) : String(p))).join('.');
-  const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  // Field names are ours (snake_case them); keys below `metadata` are the integrator's.
+  const metadataAt = issue.path.indexOf('metadata');
+  const param = issue.path.map((p, i) => (typeof p === 'string' && (metadataAt < 0 || i <= metadataAt) ? snakeCase(p) : String(p))).join('.');
+  const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) == null;
   return fail(param, missing ? `Missing required param: ${param}.` : `Invalid ${param}: ${issue.message}`, missing);
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
 }
 
 function fail(param: string, message: string, missing: boolean): never {
