@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config.ts';
 import { DatabaseLockedError, openDatabase } from './db/database.ts';
 import { seedDemoBusiness } from './seed.ts';
@@ -9,8 +10,9 @@ async function main() {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const seeded = await seedDemoBusiness(db.prisma);
   const app = await buildApp({ db, config });
-  await app.listen(config.port, config.host);
-  const base = `http://${config.host}:${config.port}`;
+  const server = await app.listen(config.port, config.host);
+  const { port } = server.address() as AddressInfo;
+  const base = `http://${config.host}:${port}`;
   console.log(`Rental API listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   console.log(`  REST:    ${base}/v1   OpenAPI: ${base}/v1/openapi.json`);
   console.log(`  GraphQL: ${base}/graphql`);
