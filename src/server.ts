@@ -8,7 +8,7 @@ import type { Principal } from './domain/access/permissions.ts';
 import { expireHolds } from './domain/bookings/booking-holds.ts';
 import { DomainError } from './domain/shared/errors.ts';
 import { newId } from './domain/shared/ids.ts';
-import { envelope, internalError, jsonResponse } from './http/error-envelope.ts';
+import { envelope, errorExtensions, internalError, jsonResponse } from './http/error-envelope.ts';
 import { createGraphQLServer, newAuditNote, type ServerContext } from './http/graphql-server.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotency.ts';
 import { memoryRateLimiter, rateLimitHeaders, redisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
@@ -41,6 +41,10 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
       const headers: Record<string, string> = { 'Request-Id': requestId };
       const fail = (error: DomainError) => {
         const e = envelope(error, requestId);
+        // On /graphql, the same error in GraphQL's shape, with the contract's fields in extensions.
+        if (new URL(request.url).pathname === '/graphql') {
+          return jsonResponse(e.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] }, headers);
+        }
         return jsonResponse(e.status, e.body, headers);
       };
       try {

@@ -539,9 +539,7 @@ describe.each(ENGINES)('first release over GraphQL on %s', (engine) => {
       });
     });
 
-    // What the edge answers today on /graphql when authentication fails: the REST envelope
-    // `{"error": {...}}`. Read from wherever it is, type, code and request id must be right.
-    const authError = (body: any) => body.errors?.[0]?.extensions ?? body.error;
+    const authError = (body: any) => body.errors?.[0]?.extensions;
 
     it('answers 401 missing_api_key without an Authorization header', async () => {
       // When /graphql is called without a key
@@ -561,12 +559,8 @@ describe.each(ENGINES)('first release over GraphQL on %s', (engine) => {
       expect(authError(res.body)).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', request_id: res.headers.get('request-id') });
     });
 
-    // PRODUCT BUG: CONTRACT.md "Errors" says GraphQL errors carry type, code and request_id in
-    // `extensions`, but an authentication failure on /graphql answers the REST envelope
-    // `{"error": {...}}` (src/server.ts handle() → fail() → envelope()), which is not a GraphQL
-    // response: GraphQL clients read `errors` and find nothing. Expected `{"errors": [{"message",
-    // "extensions": {"type", "code", "request_id"}}]}` with the same 401.
-    it.fails('answers authentication failures in the GraphQL response shape (errors[].extensions)', async () => {
+    // CONTRACT.md: GraphQL errors carry type, code and request_id in `extensions`, auth failures too.
+    it('answers authentication failures in the GraphQL response shape (errors[].extensions)', async () => {
       const missing = await rawGraphql(t.baseUrl, {}, '{ vehicles(first: 1) { edges { cursor } } }');
       const invalid = await rawGraphql(t.baseUrl, { authorization: `Bearer svc_test_sk_${'a'.repeat(40)}` }, '{ vehicles(first: 1) { edges { cursor } } }');
       for (const [res, code] of [[missing, 'missing_api_key'], [invalid, 'invalid_api_key']] as const) {
@@ -577,12 +571,8 @@ describe.each(ENGINES)('first release over GraphQL on %s', (engine) => {
   });
 
   describe('bad inputs', () => {
-    // PRODUCT BUG: a DateTime variable without a UTC offset answers `internal_error` (and logs
-    // a stack trace). graphql-js wraps the scalar's GraphQLError in a variable-coercion error
-    // whose `originalError` is that GraphQLError; maskError in src/http/graphql-server.ts only
-    // passes GraphQL errors *without* originalError through, so it masks this one as internal.
-    // CONTRACT.md: inputs without an offset are a 422 validation error; no input is ever a 500.
-    it.fails('refuses a startAt without a UTC offset in variables as a validation error', async () => {
+    // CONTRACT.md: inputs without an offset are a validation error; no input is ever a 500.
+    it('refuses a startAt without a UTC offset in variables as a validation error', async () => {
       // Given a period whose start has no offset
       const { endAt } = at(160, 1);
       const startAt = at(159, 1).startAt.replace(/\.\d{3}Z$/, ''); // e.g. 2027-01-01T10:00:00
@@ -594,13 +584,16 @@ describe.each(ENGINES)('first release over GraphQL on %s', (engine) => {
       expectContractError(res, { type: 'validation_error', code: 'parameter_invalid' });
     });
 
-    // PRODUCT BUG, same cause as above: any variable its scalar refuses (here an Int given as
-    // a string) answers `internal_error` instead of a validation error.
-    it.fails('refuses a wrongly typed variable (first: "abc") as a validation error', async () => {
+    it('refuses a wrongly typed variable (first: "abc") as a validation error', async () => {
       // When a page size that is not a number is sent in variables
       const res = await publicGql(VEHICLES, { first: 'abc' });
 
       // Then it is a validation error, not an internal one
+      expectContractError(res, { type: 'validation_error', code: 'parameter_invalid' });
+    });
+
+    it('refuses a timestamp literal without a UTC offset as a validation error', async () => {
+      const res = await publicGql('{ availability(startAt: "2030-01-01T10:00:00", endAt: "2030-01-02T10:00:00Z") { edges { cursor } } }');
       expectContractError(res, { type: 'validation_error', code: 'parameter_invalid' });
     });
 

@@ -64,9 +64,10 @@ function useContractErrorExtensions(): Plugin {
         for (const error of r.errors) {
           const ext = error.extensions as Record<string, unknown>;
           if (!ext.type) {
-            const variableProblem = /^Variable "\$/.test(error.message);
-            ext.type = variableProblem ? 'validation_error' : 'invalid_request';
-            ext.code = variableProblem ? 'parameter_invalid' : 'graphql_validation_failed';
+            // A value of the wrong type, as a variable or a literal, is bad input (422 in REST).
+            const inputProblem = /^Variable "\$|^Expected value of type|^Expected type|cannot represent|^Argument "\w+" of required type/.test(error.message);
+            ext.type = inputProblem ? 'validation_error' : 'invalid_request';
+            ext.code = inputProblem ? 'parameter_invalid' : 'graphql_validation_failed';
           }
           ext.request_id ??= currentRequestId();
         }
@@ -92,7 +93,15 @@ export function createGraphQLServer(deps: { prisma: PrismaClient; config: Domain
           const gql = error as GraphQLError;
           return new GraphQLError(original.message, { nodes: gql.nodes, path: gql.path, extensions: errorExtensions(original, requestId) });
         }
-        if (error instanceof GraphQLError && !error.originalError) return error;
+        // Errors of GraphQL itself (a variable its type rejects) are the caller's, not ours.
+        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
+          const inputProblem = error.originalError instanceof GraphQLError || /^Variable "\$/.test(error.message);
+          return new GraphQLError(error.message, {
+            nodes: error.nodes,
+            path: error.path,
+            extensions: { ...error.extensions, ...(inputProblem ? { type: 'validation_error', code: 'parameter_invalid', status: 422 } : {}), request_id: requestId },
+          });
+        }
         console.error(`[${requestId}]`, original);
         const internal = internalError();
         return new GraphQLError(internal.message, { extensions: errorExtensions(internal, requestId) });
