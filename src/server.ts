@@ -4,7 +4,6 @@ import { Redis } from 'ioredis';
 import type { Database } from './db/database.ts';
 import type { AppConfig } from './config.ts';
 import { authenticate } from './domain/access/api-keys.ts';
-import type { Principal } from './domain/access/permissions.ts';
 import { expireHolds } from './domain/bookings/booking-holds.ts';
 import { DomainError } from './domain/shared/errors.ts';
 import { newId } from './domain/shared/ids.ts';
@@ -100,7 +99,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
 
     let response: Response;
     try {
-      response = await dispatch(request, url, bodyText, match, serverContext, principal);
+      response = await dispatch(request, url, bodyText, match, serverContext);
     } catch (err) {
       if (idempotencyKey !== null) {
         if (err instanceof DomainError && err.type !== 'internal_error') {
@@ -122,7 +121,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     return response;
   }
 
-  async function dispatch(request: Request, url: URL, bodyText: string, match: ReturnType<typeof matchRoute> | null, serverContext: ServerContext, _principal: Principal): Promise<Response> {
+  async function dispatch(request: Request, url: URL, bodyText: string, match: ReturnType<typeof matchRoute> | null, serverContext: ServerContext): Promise<Response> {
     if (!match) {
       const forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: bodyText || undefined });
       return yoga.fetch(forwarded, serverContext);
