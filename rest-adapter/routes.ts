@@ -40,6 +40,18 @@ export const routes: RestRoute[] = [
   // Customers and messages
   { method: 'GET', path: '/v1/customers/{customer_id}', field: 'Query.customer', args: { id: 'path.customer_id' }, summary: 'Retrieve a customer', stage: 'first_release' },
   { method: 'POST', path: '/v1/messages', field: 'Mutation.sendMessage', args: { input: 'body' }, status: 201, summary: 'Send a message', stage: 'first_release' },
+  // Lifecycle history and events (GET /v1/events goes beyond the spec: catching up after downtime)
+  { method: 'GET', path: '/v1/bookings/{booking_id}/timeline', field: 'Query.bookingTimeline', args: { bookingId: 'path.booking_id' }, summary: 'Retrieve lifecycle history', stage: 'later_scope' },
+  { method: 'GET', path: '/v1/events', field: 'Query.events', summary: 'List events', stage: 'later_scope' },
+  { method: 'GET', path: '/v1/events/{event_id}', field: 'Query.event', args: { id: 'path.event_id' }, summary: 'Retrieve an event', stage: 'later_scope' },
+  // Webhook endpoints
+  { method: 'GET', path: '/v1/developers/webhooks', field: 'Query.webhookEndpoints', summary: 'List webhook endpoints', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/developers/webhooks', field: 'Mutation.createWebhookEndpoint', args: { input: 'body' }, status: 201, summary: 'Create an endpoint', stage: 'later_scope' },
+  { method: 'GET', path: '/v1/developers/webhooks/{endpoint_id}', field: 'Query.webhookEndpoint', args: { id: 'path.endpoint_id' }, summary: 'Retrieve an endpoint', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/developers/webhooks/{endpoint_id}', field: 'Mutation.updateWebhookEndpoint', args: { id: 'path.endpoint_id', input: 'body' }, summary: 'Update endpoint configuration', stage: 'later_scope' },
+  { method: 'GET', path: '/v1/developers/webhooks/{endpoint_id}/deliveries', field: 'Query.webhookDeliveries', args: { endpointId: 'path.endpoint_id' }, summary: 'List delivery attempts', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/developers/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry', field: 'Mutation.retryWebhookDelivery', args: { endpointId: 'path.endpoint_id', deliveryId: 'path.delivery_id' }, summary: 'Send a delivery again', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/test/webhooks/{endpoint_id}/send', field: 'Mutation.testSendWebhook', args: { endpointId: 'path.endpoint_id', input: 'body' }, summary: 'Send a test webhook to a registered sandbox endpoint', stage: 'later_scope' },
 ];
 
 /** REST names of the Relay arguments of list routes (CONTRACT.md "Lists"). */

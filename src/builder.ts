@@ -4,10 +4,13 @@ import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from './generated/pothos-prisma-types.ts';
 import { getDatamodel } from './generated/pothos-prisma-types.ts';
 import type { DomainContext } from './domain/shared/context.ts';
+import type { EventPubSub } from './events/event-relay.ts';
 
 /** What every resolver receives: the domain context of the request (auth, tenant, clock). */
 export interface GraphQLContext {
   domain: DomainContext;
+  /** Live events of committed changes, for subscriptions. */
+  pubsub: EventPubSub;
 }
 
 export const builder = new SchemaBuilder<{

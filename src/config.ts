@@ -12,9 +12,16 @@ export interface AppConfig {
   /** How often expired payment holds are swept (ms). */
   holdSweepMs: number;
   bodyLimitBytes: number;
+  /** Run the webhook delivery worker inside the API process (WEBHOOK_WORKER=off to leave it to `npm run worker`). */
+  webhookWorker: boolean;
+  webhookPollMs: number;
+  webhookLeaseMs: number;
+  webhookTimeoutMs: number;
+  /** Multiplies the retry delays of sandbox deliveries (CONTRACT.md). */
+  sandboxRetryScale: number;
 }
 
-function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -24,16 +31,21 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
-    port: int('PORT', 3000, env),
+    port: num('PORT', 3000, env),
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || './data',
     redisUrl: env.REDIS_URL || undefined,
-    rateLimitLive: int('RATE_LIMIT_LIVE', 100, env),
-    rateLimitTest: int('RATE_LIMIT_TEST', 25, env),
-    holdMinutes: int('BOOKING_HOLD_MINUTES', 30, env),
-    quoteTtlMinutes: int('QUOTE_TTL_MINUTES', 30, env),
-    holdSweepMs: int('HOLD_SWEEP_MS', 10_000, env),
+    rateLimitLive: num('RATE_LIMIT_LIVE', 100, env),
+    rateLimitTest: num('RATE_LIMIT_TEST', 25, env),
+    holdMinutes: num('BOOKING_HOLD_MINUTES', 30, env),
+    quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
+    holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),
     bodyLimitBytes: 1024 * 1024,
+    webhookWorker: (env.WEBHOOK_WORKER ?? 'on') !== 'off',
+    webhookPollMs: num('WEBHOOK_POLL_MS', 1_000, env),
+    webhookLeaseMs: num('WEBHOOK_LEASE_MS', 60_000, env),
+    webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10_000, env),
+    sandboxRetryScale: num('SANDBOX_RETRY_SCALE', 1, env),
   };
 }

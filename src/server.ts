@@ -13,11 +13,16 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } fr
 import { memoryRateLimiter, rateLimitHeaders, redisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { requestScope } from './http/request-scope.ts';
 import { compileRoutes, matchRoute, runRoute } from '../rest-adapter/adapter.ts';
+import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
+import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
 
 export interface App {
   /** The whole API as a fetch handler: REST /v1, GraphQL /graphql. */
   handle(request: Request): Promise<Response>;
+  /** The in-process webhook delivery worker, when enabled. */
+  worker: DeliveryWorker | null;
+  yoga: ReturnType<typeof createGraphQLServer>;
   listen(port: number, host: string): Promise<Server>;
   close(): Promise<void>;
   db: Database;
@@ -28,7 +33,10 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   const { db, config } = options;
   const now = options.now ?? (() => new Date());
   const prisma = db.prisma;
-  const yoga = createGraphQLServer({ prisma, config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes }, now });
+  const events = createEventPubSub(config.redisUrl);
+  const relay = await startEventRelay(db, events.pubsub);
+  const worker = config.webhookWorker ? await startDeliveryWorker(db, workerOptions(config)) : null;
+  const yoga = createGraphQLServer({ prisma, config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes }, pubsub: events.pubsub, now });
   const compiled = compileRoutes(yoga.getEnveloped().schema);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const limiter: RateLimiter = redis ? redisRateLimiter(redis) : memoryRateLimiter();
@@ -168,6 +176,8 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   return {
     handle,
     db,
+    worker,
+    yoga,
     async listen(port, host) {
       server = createServer(createServerAdapter(handle));
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
@@ -175,6 +185,9 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await worker?.stop();
+      await relay.stop();
+      await events.close();
       if (server) await new Promise<void>((resolve) => { server!.closeAllConnections?.(); server!.close(() => resolve()); });
       redis?.disconnect();
     },

@@ -16,6 +16,11 @@ import { applyMigrations } from './migrate.ts';
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
+  /**
+   * Call `onNotify` for each NOTIFY on `channel` (sent at commit by `pg_notify` inside a
+   * transaction). Returns a function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -55,15 +60,46 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     if (!closed) console.error(`database: idle connection lost: ${err.message}`);
   });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const listeners = new Set<pg.Client>();
   return {
     prisma,
     kind: 'postgres',
+    listen: (channel, onNotify) => listenPostgres(url, channel, onNotify, listeners),
     close: once(async () => {
+      await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
       closed = true;
       await prisma.$disconnect();
       // The adapter does not end a pool it was given; we own it.
       await pool.end();
     }),
+  };
+}
+
+/** A dedicated connection that LISTENs (pooled ones cannot), reconnecting after errors. */
+async function listenPostgres(url: string, channel: string, onNotify: () => void, listeners: Set<pg.Client>): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (msg) => msg.channel === channel && onNotify());
+    c.on('error', () => {
+      listeners.delete(c);
+      c.end().catch(() => {});
+      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1_000).unref();
+    });
+    await c.connect();
+    await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+    client = c;
+    listeners.add(c);
+    onNotify(); // anything committed while we were not listening
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (client) {
+      listeners.delete(client);
+      await client.end().catch(() => {});
+    }
   };
 }
 
@@ -81,6 +117,10 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
     return {
       prisma,
       kind: 'pglite',
+      async listen(channel, onNotify) {
+        const unsubscribe = await embedded.pglite.listen(channel, () => onNotify());
+        return async () => unsubscribe();
+      },
       close: once(async () => {
         await prisma.$disconnect();
         await embedded.close();

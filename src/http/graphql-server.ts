@@ -8,6 +8,7 @@ import type { DomainConfig } from '../domain/shared/context.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { currentRequestId } from './request-scope.ts';
 import { errorExtensions, internalError } from './error-envelope.ts';
+import type { EventPubSub } from '../events/event-relay.ts';
 
 /** What the edge hands to every operation, over HTTP, REST and WebSocket alike. */
 export interface ServerContext {
@@ -76,7 +77,7 @@ function useContractErrorExtensions(): Plugin {
   };
 }
 
-export function createGraphQLServer(deps: { prisma: PrismaClient; config: DomainConfig; now?: () => Date }): YogaServerInstance<ServerContext, GraphQLContext> {
+export function createGraphQLServer(deps: { prisma: PrismaClient; config: DomainConfig; pubsub: EventPubSub; now?: () => Date }): YogaServerInstance<ServerContext, GraphQLContext> {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -84,6 +85,7 @@ export function createGraphQLServer(deps: { prisma: PrismaClient; config: Domain
     logging: false,
     context: ({ principal, requestId, idempotencyKey }) => ({
       domain: { prisma: deps.prisma, principal, requestId, idempotencyKey, config: deps.config, now: deps.now ?? (() => new Date()) },
+      pubsub: deps.pubsub,
     }),
     maskedErrors: {
       maskError(error) {

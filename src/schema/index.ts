@@ -8,6 +8,8 @@ import './booking.ts';
 import './payment.ts';
 import './charge.ts';
 import './message.ts';
+import './event.ts';
+import './webhook.ts';
 
 builder.queryType({ description: 'Reads. Bookings are the root of the graph.' });
 builder.mutationType({ description: 'Writes; each accepts an Idempotency-Key header over HTTP.' });

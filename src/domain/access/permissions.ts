@@ -52,8 +52,25 @@ export interface Principal {
 export function authorize(principal: Principal, permission: Permission, options: { publishable?: boolean } = {}): void {
   if (principal.keyKind === 'publishable') {
     if (options.publishable) return;
-    throw new DomainError('authorization_error', 'secret_key_required', 'This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes.');
+    throw secretKeyRequired();
   }
   if (principal.permissions === 'all' || principal.permissions.has(permission)) return;
   throw new DomainError('authorization_error', 'permission_denied', `This key lacks the permission '${permission}'.`);
+}
+
+/**
+ * The check of every sandbox simulation (/v1/test/*, CONTRACT.md "Environments and keys"):
+ * only a test secret key. A live key is 403 `sandbox_only`, a publishable test key 403
+ * `secret_key_required`; then the operation's permission, if it names one.
+ */
+export function authorizeSandbox(principal: Principal, permission?: Permission): void {
+  if (principal.livemode) {
+    throw new DomainError('authorization_error', 'sandbox_only', 'Sandbox simulations take only a test secret key (svc_test_sk_...); live keys never reach test data.');
+  }
+  if (principal.keyKind === 'publishable') throw secretKeyRequired();
+  if (permission) authorize(principal, permission);
+}
+
+function secretKeyRequired(): DomainError {
+  return new DomainError('authorization_error', 'secret_key_required', 'This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes.');
 }

@@ -1,6 +1,9 @@
 import type { Db, DomainContext } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 
+/** NOTIFY channel that wakes the event relay and the webhook workers at commit. */
+export const OUTBOX_CHANNEL = 'rental_outbox';
+
 /** Who caused an event: a request of a business in one environment, or the system (null ids). */
 export interface EventOrigin {
   businessId: string;
@@ -18,14 +21,17 @@ export interface EventInput {
   bookingId?: string | null;
   /** The object the event is about, in its API representation (src/domain/shared/presenter.ts). */
   object: Record<string, unknown>;
+  /** Deliver only to this endpoint (a test webhook), not to every subscribed one. */
+  onlyEndpointId?: string;
 }
 
 /**
  * Record an event in the caller's transaction (the outbox): it commits with the change that
- * causes it or not at all. Publishing and webhook delivery read it after the commit.
+ * causes it or not at all. In the same transaction, one webhook message per subscribed
+ * endpoint is queued, and a NOTIFY wakes the relay and the delivery workers at commit.
  */
 export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput) {
-  return tx.event.create({
+  const event = await tx.event.create({
     data: {
       id: newId('event'),
       businessId: origin.businessId,
@@ -37,7 +43,32 @@ export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput
       idempotencyKey: origin.idempotencyKey,
     },
   });
+  const endpoints = await tx.webhookEndpoint.findMany({
+    where: {
+      businessId: origin.businessId,
+      livemode: origin.livemode,
+      ...(input.onlyEndpointId ? { id: input.onlyEndpointId } : { enabled: true, OR: [{ enabledEvents: { has: '*' } }, { enabledEvents: { has: input.type } }] }),
+    },
+    select: { id: true },
+  });
+  if (endpoints.length) {
+    await tx.webhookMessage.createMany({
+      data: endpoints.map((e) => ({
+        id: newId('webhookMessage'),
+        businessId: origin.businessId,
+        livemode: origin.livemode,
+        endpointId: e.id,
+        eventId: event.id,
+        eventType: event.type,
+        nextAttemptAt: event.createdAt,
+      })),
+    });
+  }
+  await tx.$executeRaw`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`;
+  return event;
 }
+
+export type EventRow = Awaited<ReturnType<typeof recordEvent>>;
 
 /** The one event shape (CONTRACT.md "Events and webhooks"), for webhooks, subscriptions and lists. */
 export function presentEvent(row: { id: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null }) {

@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   file: 'file',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
+  webhookMessage: 'whm',
   event: 'evt',
   request: 'req',
   apiKey: 'key',

@@ -1,0 +1,31 @@
+import { loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { startDeliveryWorker, workerOptions } from './webhooks/delivery-worker.ts';
+
+/**
+ * `npm run worker`: webhook delivery alone, for running any number of workers beside the API
+ * processes (start those with WEBHOOK_WORKER=off). Needs PostgreSQL: the embedded database
+ * belongs to the one process that opened it, where the worker runs in-process.
+ */
+async function main() {
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    console.error('npm run worker needs DATABASE_URL (PostgreSQL); with the embedded database the worker runs inside npm start.');
+    process.exit(2);
+  }
+  const db = await openDatabase({ databaseUrl: config.databaseUrl });
+  const worker = await startDeliveryWorker(db, workerOptions(config));
+  console.log(`webhook worker ${process.pid} delivering from PostgreSQL`);
+  const stop = async () => {
+    await worker.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

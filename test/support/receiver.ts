@@ -1,0 +1,57 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: any;
+  at: number;
+}
+
+/**
+ * A real webhook receiver on loopback. `answer` decides the status of each request (by its
+ * 0-based arrival number); it may also return a promise to answer late.
+ */
+export async function startReceiver(answer: (n: number, req: Received) => number | Promise<number> = () => 204) {
+  const received: Received[] = [];
+  const waiters: (() => void)[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', async () => {
+      const entry: Received = { headers: req.headers, body, json: safeJson(body), at: Date.now() };
+      const n = received.length;
+      received.push(entry);
+      waiters.splice(0).forEach((w) => w());
+      const status = await answer(n, entry);
+      res.statusCode = status;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    /** Wait until `predicate` holds over what arrived, or fail after `timeoutMs`. */
+    async waitFor(predicate: (all: Received[]) => boolean, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(received)) {
+        if (Date.now() > deadline) throw new Error(`receiver: condition not met in ${timeoutMs} ms; got ${received.length} requests: ${received.map((r) => r.json?.type).join(', ')}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+    },
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+function safeJson(text: string) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
