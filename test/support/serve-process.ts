@@ -1,0 +1,21 @@
+// Child process for multi-process tests: the real server from environment variables
+// (DATABASE_URL, REDIS_URL, WEBHOOK_*, SANDBOX_RETRY_SCALE ...). Prints "READY <port>".
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { buildApp } from '../../src/server.ts';
+
+const config = loadConfig({ ...process.env, HOLD_SWEEP_MS: process.env.HOLD_SWEEP_MS ?? '0' });
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const app = await buildApp({ db, config });
+const server = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
+process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);
+
+const shutdown = async () => {
+  setTimeout(() => process.exit(1), 5_000).unref();
+  await app.close().catch(() => {});
+  await db.close().catch(() => {});
+  process.exit(0);
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
