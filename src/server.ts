@@ -12,6 +12,7 @@ import { createGraphQLServer, newAuditNote, type ServerContext } from './http/gr
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotency.ts';
 import { memoryRateLimiter, rateLimitHeaders, redisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { requestScope } from './http/request-scope.ts';
+import { attachGraphQLWebSocket } from './http/websocket.ts';
 import { compileRoutes, matchRoute, runRoute } from '../rest-adapter/adapter.ts';
 import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
@@ -164,7 +165,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
         path,
         operation: ctx.audit.operation,
         status,
-        bookingId: ctx.audit.bookingId ?? /\/v1\/bookings\/(bk_[0-9a-z]+)/.exec(path)?.[1] ?? null,
+        bookingId: ctx.audit.bookingId ?? /\/bookings\/(bk_[0-9a-z]+)/.exec(path)?.[1] ?? null,
       },
     });
   }
@@ -173,6 +174,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   sweeper?.unref();
 
   let server: Server | null = null;
+  let websocket: { close(): Promise<void> } | null = null;
   return {
     handle,
     db,
@@ -180,11 +182,14 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     yoga,
     async listen(port, host) {
       server = createServer(createServerAdapter(handle));
+      // graphql-ws subscriptions on /graphql, through the same yoga pipeline and API keys.
+      websocket = attachGraphQLWebSocket(server, { yoga, prisma, limiter, limits: { live: config.rateLimitLive, test: config.rateLimitTest } });
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       return server;
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await websocket?.close();
       await worker?.stop();
       await relay.stop();
       await events.close();
