@@ -120,7 +120,9 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
       throw err;
     }
     if (idempotencyKey !== null) {
-      if (response.status >= 500) await releaseIdempotencyKey(prisma, scope, idempotencyKey);
+      // A stream (a subscription over SSE) has no end to remember: the key is released.
+      const streaming = /^(text\/event-stream|multipart\/mixed)/.test(response.headers.get('content-type') ?? '');
+      if (response.status >= 500 || streaming) await releaseIdempotencyKey(prisma, scope, idempotencyKey);
       else {
         const text = await response.clone().text();
         await completeIdempotencyKey(prisma, scope, idempotencyKey, { status: response.status, body: text });

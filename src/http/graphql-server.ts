@@ -1,5 +1,5 @@
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { schema } from '../schema/index.ts';
 import type { GraphQLContext } from '../builder.ts';
@@ -55,24 +55,34 @@ function useAuditNote(): Plugin<ServerContext> {
   };
 }
 
+/**
+ * GraphQL's own errors (syntax, validation, a variable its type rejects) with the contract's
+ * type and code, and every error with the request id. Domain errors already carry theirs
+ * (maskError). Returns copies: yoga caches the errors of parsing and validation per document,
+ * and each answer must name its own request.
+ */
+export function withContractExtensions(errors: readonly GraphQLError[], requestId = currentRequestId(), options: { dropHttp?: boolean } = {}): GraphQLError[] {
+  return errors.map((error) => {
+    const { http, ...rest } = error.extensions as Record<string, unknown>;
+    const ext: Record<string, unknown> = options.dropHttp || http === undefined ? rest : { ...rest, http };
+    if (!ext.type) {
+      // A value of the wrong type, as a variable or a literal, is bad input (422 in REST).
+      const inputProblem = /^Variable "\$|^Expected value of type|^Expected type|cannot represent|^Argument "\w+" of required type/.test(error.message);
+      ext.type = inputProblem ? 'validation_error' : 'invalid_request';
+      ext.code = inputProblem ? 'parameter_invalid' : 'graphql_validation_failed';
+    }
+    ext.request_id ??= requestId;
+    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: ext });
+  });
+}
+
 /** Every GraphQL error carries the contract's type, code and request_id in `extensions`. */
 function useContractErrorExtensions(): Plugin {
+  const fix = (r: ExecutionResult) => (r && typeof r === 'object' && r.errors?.length ? { ...r, errors: withContractExtensions(r.errors) } : r);
   return {
-    onResultProcess({ result }) {
-      const results = Array.isArray(result) ? result : [result];
-      for (const r of results as ExecutionResult[]) {
-        if (!r || typeof r !== 'object' || !('errors' in r) || !r.errors) continue;
-        for (const error of r.errors) {
-          const ext = error.extensions as Record<string, unknown>;
-          if (!ext.type) {
-            // A value of the wrong type, as a variable or a literal, is bad input (422 in REST).
-            const inputProblem = /^Variable "\$|^Expected value of type|^Expected type|cannot represent|^Argument "\w+" of required type/.test(error.message);
-            ext.type = inputProblem ? 'validation_error' : 'invalid_request';
-            ext.code = inputProblem ? 'parameter_invalid' : 'graphql_validation_failed';
-          }
-          ext.request_id ??= currentRequestId();
-        }
-      }
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result)) setResult(result.map(fix));
+      else if (!isAsyncIterable(result)) setResult(fix(result));
     },
   };
 }
