@@ -1,3 +1,5 @@
+import { sandboxRoutes } from './sandbox-routes.ts';
+
 /**
  * The REST contract of SPEC.md and CONTRACT.md as a table keyed by schema coordinates: each
  * /v1 path runs one GraphQL field through the same pipeline as /graphql. No rule lives here;
@@ -33,6 +35,7 @@ export const routes: RestRoute[] = [
   { method: 'GET', path: '/v1/bookings', field: 'Query.bookings', summary: 'List bookings', stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}', field: 'Query.booking', args: { id: 'path.booking_id' }, summary: 'Retrieve a booking', stage: 'first_release' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/cancel', field: 'Mutation.cancelBooking', args: { id: 'path.booking_id', input: 'body' }, summary: 'Cancel a booking', stage: 'first_release' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/return/complete', field: 'Mutation.completeReturn', args: { bookingId: 'path.booking_id' }, summary: 'Complete an eligible return', stage: 'later_scope' },
   // Payments, deposits, charges
   { method: 'GET', path: '/v1/bookings/{booking_id}/payment', field: 'Query.bookingPayment', args: { bookingId: 'path.booking_id' }, summary: 'Retrieve payment state', stage: 'first_release' },
   { method: 'GET', path: '/v1/bookings/{booking_id}/deposit', field: 'Query.bookingDeposit', args: { bookingId: 'path.booking_id' }, summary: 'Retrieve deposit state', stage: 'first_release' },
@@ -52,6 +55,7 @@ export const routes: RestRoute[] = [
   { method: 'GET', path: '/v1/developers/webhooks/{endpoint_id}/deliveries', field: 'Query.webhookDeliveries', args: { endpointId: 'path.endpoint_id' }, summary: 'List delivery attempts', stage: 'later_scope' },
   { method: 'POST', path: '/v1/developers/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry', field: 'Mutation.retryWebhookDelivery', args: { endpointId: 'path.endpoint_id', deliveryId: 'path.delivery_id' }, summary: 'Send a delivery again', stage: 'later_scope' },
   { method: 'POST', path: '/v1/test/webhooks/{endpoint_id}/send', field: 'Mutation.testSendWebhook', args: { endpointId: 'path.endpoint_id', input: 'body' }, summary: 'Send a test webhook to a registered sandbox endpoint', stage: 'later_scope' },
+  ...sandboxRoutes,
 ];
 
 /** REST names of the Relay arguments of list routes (CONTRACT.md "Lists"). */

@@ -8,8 +8,12 @@ import './booking.ts';
 import './payment.ts';
 import './charge.ts';
 import './message.ts';
+import './dispute.ts';
+import './returns.ts';
+import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';
+import './subscription.ts';
 
 builder.queryType({ description: 'Reads. Bookings are the root of the graph.' });
 builder.mutationType({ description: 'Writes; each accepts an Idempotency-Key header over HTTP.' });

@@ -26,7 +26,9 @@ export interface BookingFacts {
   openDisputes?: number;
 }
 
-export type GuardName = 'payment_collected' | 'payment_settled' | 'identity_verified' | 'agreement_signed' | 'deposit_secured' | 'insurance_approved' | 'no_dispute_lock';
+export type GuardName =
+  | 'payment_collected' | 'payment_settled' | 'identity_verified' | 'agreement_signed' | 'deposit_secured' | 'insurance_approved'
+  | 'booking_confirmed' | 'no_dispute_lock';
 
 const gateOpen = (status: GateStatus) => status === 'satisfied' || status === 'not_required';
 
@@ -38,6 +40,7 @@ export const GUARDS: Record<GuardName, (b: BookingFacts) => string | null> = {
   agreement_signed: (b) => (gateOpen(b.agreementGate) ? null : `rental agreement is ${b.agreementGate}`),
   deposit_secured: (b) => (gateOpen(b.depositGate) ? null : `security deposit is ${b.depositGate}`),
   insurance_approved: (b) => (gateOpen(b.insuranceGate) ? null : `insurance is ${b.insuranceGate}`),
+  booking_confirmed: (b) => (b.state === 'confirmed' || b.state === 'ready_for_pickup' ? null : `the booking is not confirmed (it is '${b.state}')`),
   no_dispute_lock: (b) => ((b.openDisputes ?? 0) > 0 ? `${b.openDisputes} open dispute(s) lock collection` : null),
 };
 
@@ -61,7 +64,9 @@ export const BOOKING_ACTIONS = {
   confirm: { from: ['booked'], to: 'confirmed', event: 'booking.confirmed' },
   mark_ready: { from: ['confirmed'], to: 'ready_for_pickup', guards: READINESS, event: 'pickup.ready' },
   gate_regressed: { from: ['ready_for_pickup'], to: 'confirmed', event: 'booking.confirmed' },
-  start_rental: { from: ['ready_for_pickup'], to: 'active', guards: READINESS, readinessError: true, event: 'rental.started' },
+  // Allowed from every pre-pickup state so that an early pickup answers booking_not_ready
+  // with the unmet gates (SPEC.md gating rule 1), not a bare wrong-state conflict.
+  start_rental: { from: BEFORE_PICKUP, to: 'active', guards: [...READINESS, 'booking_confirmed'], readinessError: true, event: 'rental.started' },
   make_late: { from: ['active'], to: 'late', event: 'rental.late' },
   submit_return: { from: ['active', 'late'], to: 'return_in_review', event: 'return.submitted' },
   complete_return: { from: ['return_in_review'], to: 'completed', event: 'rental.completed' },
@@ -125,6 +130,16 @@ export function nextStates(facts: BookingFacts): BookingState[] {
 
 /** States whose booking still occupies its vehicle (the exclusion constraint's complement). */
 export const RELEASED_STATES: readonly BookingState[] = ['canceled', 'refunded'];
+
+/** Gates change (verify, sign, secure, fail) only before pickup, or while a human sorts out a problem. */
+export const GATE_CHANGE_STATES: readonly BookingState[] = [...BEFORE_PICKUP, 'problem'];
+
+/** Throw 409 `invalid_state_transition` when the booking's gates can no longer change. */
+export function assertGatesChangeable(facts: Pick<BookingFacts, 'state'>, what: string): void {
+  if (!GATE_CHANGE_STATES.includes(facts.state)) {
+    throw conflict('invalid_state_transition', `Cannot ${what} of a booking in state '${facts.state}'.`);
+  }
+}
 
 /** Gates that are neither satisfied nor waived, for readiness answers. */
 export function unmetGates(facts: BookingFacts): GateName[] {

@@ -1,0 +1,44 @@
+import type { Booking } from '../../generated/prisma/client.ts';
+import type { BookingOutcome } from '../bookings/booking-lifecycle.ts';
+import { BOOKING_ACTIONS } from '../bookings/booking-state.ts';
+import { applyBookingAction } from '../bookings/booking-transitions.ts';
+import { insertCharge } from '../charges/charge-transitions.ts';
+import type { EventOrigin } from '../events/event.service.ts';
+import type { Db } from '../shared/context.ts';
+import { computeMileage, type Mileage } from './mileage.ts';
+
+export interface ReturnOutcome extends BookingOutcome {
+  /** Null until both odometer readings exist. */
+  mileage: Mileage | null;
+  /** Post-trip charges the return created (a positive mileage fee). */
+  chargeIds: string[];
+}
+
+/**
+ * The vehicle came back: the booking goes to return review. When both readings exist the
+ * mileage object is computed, and a positive fee becomes a post-trip charge of type
+ * `mileage` (CONTRACT.md "Booking").
+ */
+export async function submitReturn(tx: Db, origin: EventOrigin, booking: Booking, input: { mileageIn?: number | null }, now: Date): Promise<ReturnOutcome> {
+  const mileageIn = input.mileageIn ?? booking.mileageIn;
+  const mileage =
+    mileageIn !== null && booking.mileageOut !== null
+      ? computeMileage({ mileageOut: booking.mileageOut, mileageIn, includedMiles: booking.includedMiles, extraMileFeeCents: booking.extraMileFeeCents, unlimitedMiles: booking.unlimitedMiles })
+      : null;
+  const returned = await applyBookingAction(tx, origin, booking, 'submit_return', { mileageIn, returnedAt: now });
+  const events: string[] = [BOOKING_ACTIONS.submit_return.event];
+  const chargeIds: string[] = [];
+  if (mileage && mileage.mileageFeeCents > 0) {
+    const charge = await insertCharge(tx, origin, {
+      bookingId: booking.id,
+      customerId: booking.customerId,
+      type: 'mileage',
+      amountCents: mileage.mileageFeeCents,
+      currency: booking.currency,
+      description: `${mileage.overMiles} miles over the ${mileage.includedMiles} included, at ${mileage.extraMileFeeCents} per mile`,
+    });
+    chargeIds.push(charge.id);
+    events.push('charge.created');
+  }
+  return { booking: returned, events, mileage, chargeIds };
+}
