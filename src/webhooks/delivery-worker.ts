@@ -30,23 +30,27 @@ export function workerOptions(config: AppConfig): Partial<DeliveryWorkerOptions>
 type Claimed = Awaited<ReturnType<typeof claimDue>>[number];
 
 /**
- * Claim due messages: FOR UPDATE SKIP LOCKED lets any number of workers (processes) run side
- * by side without two taking one message; the lease pushes `nextAttemptAt` forward so a
- * message claimed by a worker that died becomes due again once the lease runs out.
+ * Claim up to `limit` due messages: FOR UPDATE SKIP LOCKED lets any number of workers
+ * (processes) run side by side without two taking one message; the lease pushes
+ * `nextAttemptAt` forward so a message claimed by a worker that died becomes due again once
+ * the lease runs out. The lease end also marks the claim as ours (see recordAttempt).
  */
-async function claimDue(db: Database, options: DeliveryWorkerOptions) {
+async function claimDue(db: Database, options: DeliveryWorkerOptions, limit: number, sending: string[]) {
   return db.prisma.$transaction(async (tx) => {
     const now = new Date();
+    // Never one this worker is still sending (its lease may run out while an answer is slow).
     const due = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM "WebhookMessage"
-       WHERE state = 'pending' AND "nextAttemptAt" <= ${now}
-       ORDER BY "nextAttemptAt"
-       LIMIT ${options.batchSize}
+       WHERE state = 'pending' AND "nextAttemptAt" <= ${now} AND NOT (id = ANY(${sending}::text[]))
+       ORDER BY "nextAttemptAt", "eventId"
+       LIMIT ${limit}
        FOR UPDATE SKIP LOCKED`;
     if (due.length === 0) return [];
     const ids = due.map((r) => r.id);
-    await tx.webhookMessage.updateMany({ where: { id: { in: ids } }, data: { nextAttemptAt: new Date(now.getTime() + options.leaseMs) } });
-    return tx.webhookMessage.findMany({ where: { id: { in: ids } }, include: { event: true, endpoint: true } });
+    const leaseUntil = new Date(now.getTime() + options.leaseMs);
+    await tx.webhookMessage.updateMany({ where: { id: { in: ids } }, data: { nextAttemptAt: leaseUntil } });
+    const messages = await tx.webhookMessage.findMany({ where: { id: { in: ids } }, include: { event: true, endpoint: true } });
+    return messages.map((m) => ({ ...m, leaseUntil }));
   });
 }
 
@@ -95,10 +99,14 @@ async function recordAttempt(db: Database, message: Claimed, outcome: Awaited<Re
         nextRetryAt,
       },
     });
-    await tx.webhookMessage.update({
-      where: { id: message.id },
+    // Only while the claim is still ours: if the lease ran out and another worker claimed the
+    // message (or it was resent by hand), that claim now decides what comes next. The
+    // attempt itself did happen, so it stays in the log.
+    const updated = await tx.webhookMessage.updateMany({
+      where: { id: message.id, nextAttemptAt: message.leaseUntil },
       data: { attempts: attempt, state: delivered ? 'delivered' : nextRetryAt ? 'pending' : 'failed', nextAttemptAt: nextRetryAt ?? new Date() },
     });
+    if (updated.count === 0) return;
     // A destination failing on our side of the contract (5xx) is news for the integrator,
     // except about the news itself, which would loop.
     if (outcome.status !== null && outcome.status >= 500 && nextRetryAt && message.eventType !== 'delivery.retrying') {
@@ -116,50 +124,114 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-/** Start delivering webhooks from the outbox; runs inside `npm start` and alone in `npm run worker`. */
+/**
+ * Start delivering webhooks from the outbox; runs inside `npm start` and alone in `npm run worker`.
+ *
+ * `concurrency` lanes send; each takes the next claimed message as soon as it is free. Claims
+ * (up to `batchSize` messages, one transaction) run beside the lanes and refill the local
+ * queue when it runs low, so a slow or silent destination holds one lane for up to
+ * `timeoutMs`, never the deliveries of everyone else. A claimed message waits at most for
+ * the `batchSize / concurrency` rounds of attempts ahead of it, which the lease must cover
+ * (defaults: 50 / 16 -> 4 attempts of at most 10 s, within the 60 s lease).
+ */
 export async function startDeliveryWorker(db: Database, overrides: Partial<DeliveryWorkerOptions> = {}): Promise<DeliveryWorker> {
   const options = { ...DEFAULT_WORKER_OPTIONS, ...overrides };
-  let running: Promise<void> | null = null;
-  let again = false;
+  if (options.leaseMs <= options.timeoutMs) {
+    console.warn(`webhook worker: the lease (${options.leaseMs} ms) is not longer than the answer timeout (${options.timeoutMs} ms); another worker may send a message again while a slow answer is awaited`);
+  }
   let stopped = false;
-  const inFlight = new Set<Promise<void>>();
+  /** Something may be due: a NOTIFY, the poll, or a claim that took all it asked for. */
+  let wanted = false;
+  let claiming: Promise<void> | null = null;
+  let looping = false;
+  let running: Promise<void> = Promise.resolve();
+  let wake: (() => void) | null = null;
+  /** Claimed, waiting for a free lane. */
+  const queue: Claimed[] = [];
+  /** Attempts under way, with their message. */
+  const sending = new Map<Promise<void>, Claimed>();
+
+  function signal() {
+    const w = wake;
+    wake = null;
+    w?.();
+  }
+
+  function claim() {
+    wanted = false;
+    const limit = options.batchSize - queue.length;
+    claiming = claimDue(db, options, limit, [...queue, ...sending.values()].map((m) => m.id))
+      .then(
+        (claimed) => {
+          queue.push(...claimed);
+          if (claimed.length === limit) wanted = true; // there may be more
+        },
+        (err) => {
+          if (!stopped) console.error('webhook claim failed', err); // the next NOTIFY or poll tries again
+        },
+      )
+      .finally(() => {
+        claiming = null;
+        signal();
+      });
+  }
+
+  /**
+   * The oldest queued message whose endpoint has nothing in flight here: one endpoint gets
+   * its events one at a time, in order (best effort: a retry or another worker can still
+   * reorder), while different endpoints are served in parallel.
+   */
+  function nextSendable(): Claimed | undefined {
+    const busy = new Set([...sending.values()].map((m) => m.endpointId));
+    const index = queue.findIndex((m) => !busy.has(m.endpointId));
+    return index < 0 ? undefined : queue.splice(index, 1)[0];
+  }
+
+  function send1(message: Claimed) {
+    const attempt: Promise<void> = send(message, options.timeoutMs)
+      .then((outcome) => recordAttempt(db, message, outcome, options))
+      .catch((err) => console.error('webhook attempt not recorded', err))
+      .finally(() => {
+        sending.delete(attempt);
+        signal();
+      });
+    sending.set(attempt, message);
+  }
 
   async function loop() {
-    do {
-      again = false;
-      let claimed: Claimed[];
-      try {
-        claimed = await claimDue(db, options);
-      } catch (err) {
-        if (!stopped) console.error('webhook claim failed', err);
-        return;
-      }
-      if (claimed.length === 0) continue;
-      again = true;
-      let next = 0;
-      const lane = async () => {
-        while (next < claimed.length && !stopped) {
-          const message = claimed[next++];
-          const outcome = await send(message, options.timeoutMs);
-          await recordAttempt(db, message, outcome, options).catch((err) => console.error('webhook attempt not recorded', err));
+    try {
+      while (!stopped) {
+        for (let next = nextSendable(); next && sending.size < options.concurrency; next = nextSendable()) send1(next);
+        if (wanted && !claiming && queue.length < options.concurrency) {
+          claim();
+          continue;
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, lane));
-    } while (again && !stopped);
+        if (!claiming && !wanted && sending.size === 0 && queue.length === 0) return; // idle
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    } finally {
+      // Synchronously with the decision to stop, so that no kick can fall in between.
+      looping = false;
+    }
   }
 
   function kick() {
     if (stopped) return;
-    if (running) {
-      again = true;
-      return;
+    wanted = true;
+    if (looping) return signal();
+    looping = true;
+    running = loop();
+  }
+
+  /** Give back claimed messages not sent yet, so that another worker can take them at once. */
+  async function release(messages: Claimed[]) {
+    const byLease = new Map<number, Claimed[]>();
+    for (const m of messages) byLease.set(m.leaseUntil.getTime(), [...(byLease.get(m.leaseUntil.getTime()) ?? []), m]);
+    for (const [lease, group] of byLease) {
+      await db.prisma.webhookMessage
+        .updateMany({ where: { id: { in: group.map((m) => m.id) }, nextAttemptAt: new Date(lease) }, data: { nextAttemptAt: new Date() } })
+        .catch((err) => console.error('webhook claims not released', err));
     }
-    const run = loop().finally(() => {
-      inFlight.delete(run);
-      running = null;
-    });
-    running = run;
-    inFlight.add(run);
   }
 
   const unlisten = await db.listen(OUTBOX_CHANNEL, kick);
@@ -171,13 +243,17 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
     kick,
     async drain() {
       kick();
-      while (running) await running;
+      while (looping) await running;
     },
     async stop() {
       stopped = true;
       clearInterval(timer);
+      signal();
       await unlisten();
-      await Promise.all([...inFlight]);
+      await running;
+      await claiming;
+      await release(queue.splice(0));
+      await Promise.all([...sending.keys()]);
     },
   };
 }
