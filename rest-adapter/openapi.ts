@@ -127,7 +127,9 @@ export function openApiDocument(compiled: Compiled[]) {
       ],
       ...(bodyArg ? { requestBody: { required: false, content: { 'application/json': { schema: inputSchema(field.args.find((a) => a.name === bodyArg)!.type) } } } } : {}),
       responses: {
-        [String(route.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: success } } },
+        ...(route.answersError
+          ? { [String(route.answersError.status)]: { description: `Always: the ${route.answersError.code} error, after its event is recorded`, content: errorResponse.content } }
+          : { [String(route.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: success } } } }),
         '400': errorResponse, '401': errorResponse, '403': errorResponse, '404': errorResponse, '409': errorResponse, '422': errorResponse, '429': errorResponse,
       },
     };

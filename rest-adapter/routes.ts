@@ -20,6 +20,8 @@ export interface RestRoute {
   stage: ReleaseStage;
   /** Callable with a publishable key (CONTRACT.md's allow list; enforced by the domain). */
   publishable?: boolean;
+  /** A simulation whose answer is always this error (the sandbox's declined payment). */
+  answersError?: { status: number; code: string };
 }
 
 export const routes: RestRoute[] = [

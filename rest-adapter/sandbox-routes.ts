@@ -11,7 +11,7 @@ const charge = { chargeId: 'path.charge_id' } as const;
 export const sandboxRoutes: RestRoute[] = [
   { method: 'POST', path: '/v1/test/bookings', field: 'Mutation.testCreateBooking', args: { input: 'body' }, status: 201, summary: 'Create a test booking', stage: 'later_scope' },
   { method: 'POST', path: '/v1/test/bookings/{booking_id}/payment/succeed', field: 'Mutation.testSucceedPayment', args: booking, summary: 'Simulate a successful payment', stage: 'later_scope' },
-  { method: 'POST', path: '/v1/test/bookings/{booking_id}/payment/fail', field: 'Mutation.testFailPayment', args: booking, summary: 'Simulate a declined payment (answers 402 card_declined)', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/test/bookings/{booking_id}/payment/fail', field: 'Mutation.testFailPayment', args: booking, summary: 'Simulate a declined payment (answers 402 card_declined)', stage: 'later_scope', answersError: { status: 402, code: 'card_declined' } },
   { method: 'POST', path: '/v1/test/bookings/{booking_id}/identity/verify', field: 'Mutation.testVerifyIdentity', args: booking, summary: 'Simulate an approved identity', stage: 'later_scope' },
   { method: 'POST', path: '/v1/test/bookings/{booking_id}/identity/fail', field: 'Mutation.testFailIdentity', args: booking, summary: 'Simulate a rejected identity', stage: 'later_scope' },
   { method: 'POST', path: '/v1/test/bookings/{booking_id}/agreement/sign', field: 'Mutation.testSignAgreement', args: booking, summary: 'Simulate a signed agreement', stage: 'later_scope' },
