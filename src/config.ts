@@ -19,6 +19,9 @@ export interface AppConfig {
   webhookTimeoutMs: number;
   /** Multiplies the retry delays of sandbox deliveries (CONTRACT.md). */
   sandboxRetryScale: number;
+  /** Host names that serve only one environment (unset: one host serves both, the key decides). */
+  sandboxHost: string | undefined;
+  productionHost: string | undefined;
 }
 
 function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -47,5 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookLeaseMs: num('WEBHOOK_LEASE_MS', 60_000, env),
     webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10_000, env),
     sandboxRetryScale: num('SANDBOX_RETRY_SCALE', 1, env),
+    sandboxHost: env.SANDBOX_HOST || undefined,
+    productionHost: env.PRODUCTION_HOST || undefined,
   };
 }

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import type { Database } from './db/database.ts';
 import type { AppConfig } from './config.ts';
 import { authenticate } from './domain/access/api-keys.ts';
+import { assertKeyEnvironment } from './domain/access/permissions.ts';
 import { expireHolds } from './domain/bookings/booking-holds.ts';
 import { DomainError } from './domain/shared/errors.ts';
 import { newId } from './domain/shared/ids.ts';
@@ -67,6 +68,12 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     });
   }
 
+  function hostEnvironment(hostname: string): 'live' | 'test' | null {
+    if (config.sandboxHost && hostname === config.sandboxHost) return 'test';
+    if (config.productionHost && hostname === config.productionHost) return 'live';
+    return null;
+  }
+
   async function route(request: Request, requestId: string, headers: Record<string, string>): Promise<Response> {
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
@@ -86,6 +93,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     }
 
     const principal = await authenticate(prisma, request.headers.get('authorization'));
+    assertKeyEnvironment(principal, hostEnvironment(url.hostname));
     const decision = await limiter.hit(principal.keyId, principal.livemode ? config.rateLimitLive : config.rateLimitTest);
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) {
@@ -185,7 +193,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     async listen(port, host) {
       server = createServer(createServerAdapter(handle));
       // graphql-ws subscriptions on /graphql, through the same yoga pipeline and API keys.
-      websocket = attachGraphQLWebSocket(server, { yoga, prisma, limiter, limits: { live: config.rateLimitLive, test: config.rateLimitTest } });
+      websocket = attachGraphQLWebSocket(server, { yoga, prisma, limiter, limits: { live: config.rateLimitLive, test: config.rateLimitTest }, hostEnvironment });
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       return server;
     },

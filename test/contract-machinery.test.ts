@@ -142,3 +142,24 @@ describe('rate limits', () => {
     expect(live.headers.get('ratelimit-limit')).toBe('8');
   });
 });
+
+describe('hosts that serve one environment', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // The test server answers on 127.0.0.1 (sandbox) and localhost (production).
+    t = await startTestApp('pglite', { sandboxHost: '127.0.0.1', productionHost: 'localhost' });
+  });
+  afterAll(() => t?.close());
+
+  it('refuses a key of the other environment with 401 api_key_environment_mismatch', async () => {
+    const sandboxLive = await restClient(t.baseUrl, t.business.live_secret_key).get('/v1/vehicles');
+    expect(sandboxLive.status).toBe(401);
+    expect(sandboxLive.body.error).toMatchObject({ type: 'authentication_error', code: 'api_key_environment_mismatch' });
+    expect((await restClient(t.baseUrl, t.business.test_secret_key).get('/v1/vehicles')).status).toBe(200);
+
+    const production = t.baseUrl.replace('127.0.0.1', 'localhost');
+    expect((await restClient(production, t.business.live_secret_key).get('/v1/vehicles')).status).toBe(200);
+    const productionTest = await restClient(production, t.business.test_public_key).get('/v1/vehicles');
+    expect(productionTest.body.error.code).toBe('api_key_environment_mismatch');
+  });
+});

@@ -7,7 +7,7 @@ import { WebSocketServer } from 'ws';
 import type { GraphQLContext } from '../builder.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { authenticate } from '../domain/access/api-keys.ts';
-import type { Principal } from '../domain/access/permissions.ts';
+import { assertKeyEnvironment, type Principal } from '../domain/access/permissions.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { newId } from '../domain/shared/ids.ts';
 import { errorExtensions, internalError } from './error-envelope.ts';
@@ -21,6 +21,8 @@ export interface GraphQLWebSocketOptions {
   /** The per-key limiter of HTTP requests; each operation over the socket counts as one. */
   limiter: RateLimiter;
   limits: { live: number; test: number };
+  /** The environment a host name serves, when the operator split them (else null). */
+  hostEnvironment: (hostname: string) => 'live' | 'test' | null;
 }
 
 /** Close codes of a refused connection; the close reason is the contract's error code. */
@@ -30,7 +32,7 @@ export const WS_CLOSE = { unauthenticated: 4401, forbidden: 4403, internal: Clos
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | undefined;
 
 /** What one connection remembers: the credential it opened with, checked again on every operation. */
-type ConnectionExtra = { authorization: string | null };
+type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null };
 
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, GraphQLContext>['getEnveloped']>;
 type RootValue = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe']; requestId: string };
@@ -64,8 +66,9 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const params = ctx.connectionParams;
         const raw = params?.authorization ?? params?.Authorization;
         ctx.extra.authorization = typeof raw === 'string' ? raw : null;
+        ctx.extra.hostEnvironment = options.hostEnvironment((ctx.extra.request.headers.host ?? '').replace(/:\d+$/, ''));
         try {
-          await authenticate(prisma, ctx.extra.authorization);
+          assertKeyEnvironment(await authenticate(prisma, ctx.extra.authorization), ctx.extra.hostEnvironment);
           return true;
         } catch (err) {
           // Close with our code first; graphql-ws's own 4403 "Forbidden" then finds it closing.
@@ -82,6 +85,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
           try {
             // Again per operation: a key revoked since the connection opened stops here.
             principal = await authenticate(prisma, ctx.extra.authorization);
+            assertKeyEnvironment(principal, ctx.extra.hostEnvironment ?? null);
           } catch (err) {
             refuse(ctx.extra.socket, err);
             return fail(err instanceof DomainError ? err : internalError());

@@ -74,3 +74,16 @@ export function authorizeSandbox(principal: Principal, permission?: Permission):
 function secretKeyRequired(): DomainError {
   return new DomainError('authorization_error', 'secret_key_required', 'This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes.');
 }
+
+/**
+ * When the operator names separate sandbox and production hosts, a key used on the other
+ * environment's host is refused (CONTRACT.md "Environments and keys").
+ */
+export function assertKeyEnvironment(principal: Principal, hostEnvironment: 'live' | 'test' | null): void {
+  if (hostEnvironment === null || hostEnvironment === (principal.livemode ? 'live' : 'test')) return;
+  throw new DomainError(
+    'authentication_error',
+    'api_key_environment_mismatch',
+    `This host serves the ${hostEnvironment === 'live' ? 'production' : 'sandbox'} environment; use a svc_${hostEnvironment}_ key here.`,
+  );
+}

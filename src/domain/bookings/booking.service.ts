@@ -9,7 +9,7 @@ import { scope, type DomainContext } from '../shared/context.ts';
 import { conflict, resourceMissing, validationError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { pageQuery, toPage, type PageParams } from '../shared/pagination.ts';
-import { metadata, parseInput } from '../shared/validation.ts';
+import { newMetadata, parseInput } from '../shared/validation.ts';
 import { assertNotInPast, rentalPeriod } from '../vehicles/vehicle.service.ts';
 import { applyBookingAction } from './booking-transitions.ts';
 import { expireHolds } from './booking-holds.ts';
@@ -26,7 +26,7 @@ const createBookingInput = z
     customer: customerInput.nullish(),
     unlimitedMiles: z.boolean().default(false),
     quoteId: z.string().min(1).max(100).nullish(),
-    metadata: metadata.default({}),
+    metadata: newMetadata,
   })
   .and(rentalPeriod)
   .superRefine((b, ctx) => {

@@ -4,7 +4,7 @@ import { authorize } from '../access/permissions.ts';
 import { scope, type Db, type DomainContext } from '../shared/context.ts';
 import { resourceMissing } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { metadata } from '../shared/validation.ts';
+import { newMetadata } from '../shared/validation.ts';
 
 type Query = { include?: Prisma.CustomerInclude; select?: Prisma.CustomerSelect };
 
@@ -12,7 +12,7 @@ export const customerInput = z.object({
   name: z.string().trim().min(1).max(200),
   email: z.string().trim().email().max(320).nullish(),
   phone: z.string().trim().regex(/^\+?[0-9 ()-]{6,20}$/, 'expected a phone number').nullish(),
-  metadata: metadata.default({}),
+  metadata: newMetadata,
 });
 
 export type CustomerInput = z.output<typeof customerInput>;

@@ -5,7 +5,7 @@ import { blockingBookingsOverlapping } from '../bookings/booking-overlap.ts';
 import { scope, type DomainContext } from '../shared/context.ts';
 import { resourceMissing, validationError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { metadata, parseInput } from '../shared/validation.ts';
+import { newMetadata, parseInput } from '../shared/validation.ts';
 import { assertNotInPast, rentalPeriod } from '../vehicles/vehicle.service.ts';
 import { priceRental, UnlimitedMilesNotOffered, type PricedVehicle, type Price } from './pricing.ts';
 
@@ -15,7 +15,7 @@ const createQuoteInput = z
   .object({
     vehicleId: z.string().min(1).max(100),
     unlimitedMiles: z.boolean().default(false),
-    metadata: metadata.default({}),
+    metadata: newMetadata,
   })
   .and(rentalPeriod);
 

@@ -51,6 +51,9 @@ export const metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
 
+/** Metadata of a new object: a key given as "" is simply not set. */
+export const newMetadata = metadata.default({}).transform((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== '')));
+
 /** Apply a metadata update: a key set to "" is removed (CONTRACT.md "Objects"). */
 export function mergeMetadata(current: Record<string, string>, update: Record<string, string> | undefined): Record<string, string> {
   if (!update) return current;

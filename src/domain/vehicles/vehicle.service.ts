@@ -6,7 +6,7 @@ import { scope, type DomainContext } from '../shared/context.ts';
 import { resourceMissing, validationError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { pageQuery, toPage, type PageParams } from '../shared/pagination.ts';
-import { currency, metadata, money, parseInput, timestamp } from '../shared/validation.ts';
+import { currency, newMetadata, money, parseInput, timestamp } from '../shared/validation.ts';
 import { blockingBookingsOverlapping } from '../bookings/booking-overlap.ts';
 
 /** Prisma `select`/`include` from the GraphQL layer (plugin-prisma's query spread). */
@@ -48,7 +48,7 @@ const createVehicleInput = z.object({
   minimumAge: z.number().int().min(16).max(99).default(21),
   photos: z.array(z.object({ slot: z.string().max(40), url: z.string().url().max(2000) })).max(50).default([]),
   features: z.array(z.string().min(1).max(100)).max(50).default([]),
-  metadata: metadata.default({}),
+  metadata: newMetadata,
 });
 
 export type CreateVehicleInput = z.input<typeof createVehicleInput>;

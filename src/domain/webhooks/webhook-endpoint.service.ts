@@ -6,7 +6,7 @@ import { scope, type DomainContext } from '../shared/context.ts';
 import { resourceMissing, validationError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { pageQuery, toPage, type PageParams } from '../shared/pagination.ts';
-import { mergeMetadata, metadata, parseInput } from '../shared/validation.ts';
+import { mergeMetadata, metadata, newMetadata, parseInput } from '../shared/validation.ts';
 import { newEndpointSecret } from './signing.ts';
 
 const url = z.string().max(2048).url().refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL');
@@ -21,7 +21,7 @@ const createInput = z.object({
   enabledEvents,
   description: z.string().max(500).nullish(),
   enabled: z.boolean().default(true),
-  metadata: metadata.default({}),
+  metadata: newMetadata,
 });
 
 const updateInput = z.object({
