@@ -18,17 +18,10 @@ import { openDatabase } from '../src/db/database.ts';
 import { createBusiness } from '../src/domain/business/business.service.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
+import { envInt } from './bench-env.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
-  return value;
-}
 
 const SECONDS = envInt('BENCH_SECONDS', 10);
 const WARMUP = envInt('BENCH_WARMUP_SECONDS', 2);

@@ -31,17 +31,10 @@ import { OUTBOX_CHANNEL } from '../src/domain/events/event.service.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { newEndpointSecret } from '../src/domain/webhooks/signing.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
+import { envInt } from './bench-env.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
-  return value;
-}
 
 const EVENTS = envInt('BENCH_EVENTS', 2000);
 const RATE = envInt('BENCH_RATE', 50);
