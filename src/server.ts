@@ -118,13 +118,13 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     try {
       response = await dispatch(request, url, bodyText, match, serverContext);
     } catch (err) {
+      const answered = err instanceof DomainError && err.type !== 'internal_error' ? envelope(err, requestId) : null;
       if (idempotencyKey !== null) {
-        if (err instanceof DomainError && err.type !== 'internal_error') {
-          // An answered error is part of the key's history, like a success.
-          await completeIdempotencyKey(prisma, scope, idempotencyKey, { status: envelope(err, requestId).status, body: JSON.stringify(envelope(err, requestId).body) });
-        } else await releaseIdempotencyKey(prisma, scope, idempotencyKey);
+        // An answered error is part of the key's history, like a success.
+        if (answered) await completeIdempotencyKey(prisma, scope, idempotencyKey, { status: answered.status, body: JSON.stringify(answered.body) });
+        else await releaseIdempotencyKey(prisma, scope, idempotencyKey);
       }
-      await audit(serverContext, method, url.pathname, err instanceof DomainError ? envelope(err, requestId).status : 500);
+      await audit(serverContext, method, url.pathname, answered?.status ?? 500);
       throw err;
     }
     if (idempotencyKey !== null) {

@@ -232,6 +232,12 @@ describe.each(ENGINES)('first release over REST on %s', (engine) => {
         expect(second.status).toBe(201);
         const expired = await client.get(`/v1/bookings/${first.id}`);
         expect(expired.body).toMatchObject({ state: 'canceled', cancellation_reason: 'hold_expired' });
+
+        // A lapsed hold nobody swept yet reads as expired too.
+        const lone = await createBooking(client, v.id);
+        const read = await client.get(`/v1/bookings/${lone.id}`);
+        expect(read.body).toMatchObject({ state: 'canceled', cancellation_reason: 'hold_expired' });
+        expect((await client.get(`/v1/bookings/${lone.id}/payment`)).body.state).toBe('canceled');
       } finally {
         await short.close();
       }

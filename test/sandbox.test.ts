@@ -172,6 +172,21 @@ describe.each(ENGINES)('sandbox simulations on %s', (engine) => {
       expect(row).toMatchObject({ state: 'rejected' });
     });
 
+    it('keeps a gate the business waived: a rejected identity flags nothing when identity is not required', async () => {
+      const other = await startTestApp(engine);
+      try {
+        await other.db.prisma.business.update({ where: { id: other.business.business_id }, data: { settings: { identity_requirements: { required: false } } } });
+        const client = restClient(other.baseUrl, other.business.test_secret_key);
+        const { id } = (await client.post('/v1/test/bookings')).body;
+        await client.post(`/v1/test/bookings/${id}/payment/succeed`);
+        const res = await client.post(`/v1/test/bookings/${id}/identity/fail`);
+        expect(res.body).toMatchObject({ id, state: 'confirmed', events: ['identity.rejected'] });
+        expect((await client.get(`/v1/bookings/${id}`)).body.gates.identity).toBe('not_required');
+      } finally {
+        await other.close();
+      }
+    });
+
     it('answers 409 invalid_state_transition for a step the state does not allow', async () => {
       const { id } = await post('/v1/test/bookings', undefined, 201);
       const res = await api.post(`/v1/test/bookings/${id}/make-late`);

@@ -105,15 +105,9 @@ export function createGraphQLServer(deps: { prisma: PrismaClient; config: Domain
           const gql = error as GraphQLError;
           return new GraphQLError(original.message, { nodes: gql.nodes, path: gql.path, extensions: errorExtensions(original, requestId) });
         }
-        // Errors of GraphQL itself (a variable its type rejects) are the caller's, not ours.
-        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
-          const inputProblem = error.originalError instanceof GraphQLError || /^Variable "\$/.test(error.message);
-          return new GraphQLError(error.message, {
-            nodes: error.nodes,
-            path: error.path,
-            extensions: { ...error.extensions, ...(inputProblem ? { type: 'validation_error', code: 'parameter_invalid', status: 422 } : {}), request_id: requestId },
-          });
-        }
+        // Errors of GraphQL itself (a variable its type rejects) are the caller's, not ours:
+        // they pass, and withContractExtensions gives them their type and code.
+        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
         console.error(`[${requestId}]`, original);
         const internal = internalError();
         return new GraphQLError(internal.message, { extensions: errorExtensions(internal, requestId) });

@@ -25,7 +25,7 @@ const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
   fields: (t) => ({ ...(exposePublicFields(t, WEBHOOK_DELIVERY_FIELDS, enums) as {}) }),
 });
 
-const WebhookMessage = builder.prismaObject('WebhookMessage', {
+builder.prismaObject('WebhookMessage', {
   description: 'An event queued for one endpoint, with its delivery state.',
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -103,8 +103,3 @@ function permissionsOf(role: TeamRole | null, memberExtra: string[], keyPermissi
   if (keyPermissions.length) return new Set(keyPermissions.filter(isPermission) as Permission[]);
   return 'all';
 }
-
-/** Forget cached principals (tests and the admin tool, after revoking or removing members). */
-export function clearPrincipalCache(): void {
-  principalCache.clear();
-}

@@ -18,7 +18,7 @@ export async function recordAgreementSigned(tx: Db, origin: EventOrigin, booking
   const signed = existing
     ? await tx.agreement.update({ where: { id: existing.id }, data: { state: 'signed', signedAt: now } })
     : await tx.agreement.create({ data: { id: newId('agreement'), businessId: origin.businessId, livemode: origin.livemode, bookingId: booking.id, state: 'signed', signedAt: now } });
-  const gated = await updateGates(tx, booking, { agreementGate: booking.agreementGate === 'not_required' ? 'not_required' : 'satisfied' });
+  const gated = await updateGates(tx, booking, { agreementGate: 'satisfied' });
   await recordEvent(tx, origin, { type: 'agreement.signed', bookingId: booking.id, object: present('agreement', AGREEMENT_FIELDS, signed) });
   const advanced = await advanceBooking(tx, origin, gated);
   return { booking: advanced.booking, events: ['agreement.signed', ...advanced.events] };

@@ -3,6 +3,11 @@ import { applyBookingAction } from './booking-transitions.ts';
 
 const HOLD_STATES = ['pending_payment', 'checkout_started'] as const;
 
+/** Whether a booking still in its payment hold is past `holdExpiresAt` (unknown fields: no). */
+export function holdLapsed(booking: { state?: string; holdExpiresAt?: Date | null }, now: Date): boolean {
+  return (HOLD_STATES as readonly (string | undefined)[]).includes(booking.state) && booking.holdExpiresAt != null && booking.holdExpiresAt <= now;
+}
+
 /**
  * Cancel bookings whose payment hold ran out (CONTRACT.md: a pending_payment booking holds
  * its vehicle for a while, then expires to canceled). Called by the periodic sweeper and,

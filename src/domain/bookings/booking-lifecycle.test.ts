@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BOOKING_STATES, nextStates, transition, type BookingFacts } from './booking-state.ts';
+import { bookingFacts as facts, errorOf } from './booking-facts.fixture.ts';
+import { BOOKING_STATES, nextStates, transition } from './booking-state.ts';
 import { automaticAction } from './booking-lifecycle.ts';
-
-const facts = (overrides: Partial<BookingFacts> = {}): BookingFacts => ({
-  state: 'ready_for_pickup',
-  paymentGate: 'satisfied',
-  identityGate: 'satisfied',
-  agreementGate: 'satisfied',
-  depositGate: 'satisfied',
-  insuranceGate: 'not_required',
-  ...overrides,
-});
-
-function errorOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (e) {
-    return e as { type: string; code: string; message: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('start_rental (pickup) from any pre-pickup state', () => {
   it('answers booking_not_ready, not invalid_state_transition, before the booking is ready, listing what is missing', () => {

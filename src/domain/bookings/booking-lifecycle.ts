@@ -3,9 +3,8 @@ import type { GateStatus } from '../../generated/prisma/enums.ts';
 import { readSettings, type BusinessSettings } from '../business/business-settings.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
-import { conflict } from '../shared/errors.ts';
 import { BOOKING_ACTIONS, unmetGuards, type BookingAction, type BookingFacts, type GateName } from './booking-state.ts';
-import { applyBookingAction } from './booking-transitions.ts';
+import { applyBookingAction, compareAndSetBooking } from './booking-transitions.ts';
 
 /** What a lifecycle step did: the booking after it, and the events it emitted, in order. */
 export interface BookingOutcome {
@@ -49,11 +48,10 @@ export async function flagProblemIfAllowed(tx: Db, origin: EventOrigin, booking:
 export type GateChanges = Partial<Record<`${GateName}Gate`, GateStatus>>;
 
 /**
- * Change gates of a booking (never its state), with the same compare-and-set as
- * `applyBookingAction`: a booking changed meanwhile is a 409, not a lost update.
+ * Change gates of a booking (never its state), compare-and-set like every lifecycle write.
+ * A gate the business waived (`not_required`) stays waived whatever a check reports.
  */
 export async function updateGates(tx: Db, booking: Booking, gates: GateChanges): Promise<Booking> {
-  const { count } = await tx.booking.updateMany({ where: { id: booking.id, state: booking.state, updatedAt: booking.updatedAt }, data: gates });
-  if (count !== 1) throw conflict('invalid_state_transition', 'The booking changed while this request ran. Retry with its current state.');
-  return tx.booking.findUniqueOrThrow({ where: { id: booking.id } });
+  const data = Object.fromEntries(Object.entries(gates).filter(([gate]) => booking[gate as keyof GateChanges] !== 'not_required'));
+  return Object.keys(data).length ? compareAndSetBooking(tx, booking, data) : booking;
 }

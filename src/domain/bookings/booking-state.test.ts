@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { bookingFacts as facts } from './booking-facts.fixture.ts';
 import { DomainError } from '../shared/errors.ts';
-import { BOOKING_ACTIONS, BOOKING_STATES, nextStates, transition, type BookingFacts } from './booking-state.ts';
-
-const facts = (overrides: Partial<BookingFacts> = {}): BookingFacts => ({
-  state: 'ready_for_pickup',
-  paymentGate: 'satisfied',
-  identityGate: 'satisfied',
-  agreementGate: 'satisfied',
-  depositGate: 'satisfied',
-  insuranceGate: 'not_required',
-  ...overrides,
-});
+import { BOOKING_ACTIONS, BOOKING_STATES, nextStates, transition } from './booking-state.ts';
 
 describe('booking transition table', () => {
   it('reaches every one of the 13 states of the spec', () => {

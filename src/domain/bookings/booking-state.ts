@@ -140,8 +140,3 @@ export function assertGatesChangeable(facts: Pick<BookingFacts, 'state'>, what: 
     throw conflict('invalid_state_transition', `Cannot ${what} of a booking in state '${facts.state}'.`);
   }
 }
-
-/** Gates that are neither satisfied nor waived, for readiness answers. */
-export function unmetGates(facts: BookingFacts): GateName[] {
-  return GATE_NAMES.filter((g) => !gateOpen(facts[`${g}Gate` as const]));
-}

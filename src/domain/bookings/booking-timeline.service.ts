@@ -1,6 +1,6 @@
 import { authorize } from '../access/permissions.ts';
 import { scope, type DomainContext } from '../shared/context.ts';
-import { resourceMissing } from '../shared/errors.ts';
+import { assertBookingVisible } from './booking.service.ts';
 
 export type TimelineEntry =
   | { kind: 'api_call'; at: Date; id: string; method: string; path: string; status: number; requestId: string }
@@ -13,8 +13,7 @@ export type TimelineEntry =
  */
 export async function getBookingTimeline(ctx: DomainContext, bookingId: string) {
   authorize(ctx.principal, 'bookings:read');
-  const booking = await ctx.prisma.booking.findFirst({ where: { id: bookingId, ...scope(ctx) }, select: { id: true } });
-  if (!booking) throw resourceMissing('booking', bookingId);
+  await assertBookingVisible(ctx, bookingId);
   const [calls, events] = await Promise.all([
     ctx.prisma.auditLog.findMany({ where: { bookingId, ...scope(ctx) }, orderBy: { id: 'asc' } }),
     ctx.prisma.event.findMany({ where: { bookingId, ...scope(ctx) }, orderBy: { id: 'asc' } }),

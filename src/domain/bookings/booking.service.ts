@@ -12,7 +12,7 @@ import { pageQuery, toPage, type PageParams } from '../shared/pagination.ts';
 import { newMetadata, parseInput } from '../shared/validation.ts';
 import { assertNotInPast, rentalPeriod } from '../vehicles/vehicle.service.ts';
 import { applyBookingAction } from './booking-transitions.ts';
-import { expireHolds } from './booking-holds.ts';
+import { expireHolds, holdLapsed } from './booking-holds.ts';
 import { presentBooking } from './booking.fields.ts';
 import { isExclusionViolation } from '../../db/database.ts';
 import { settlePaymentOnCancel, releaseDepositOnCancel } from '../payments/payment-cancel.ts';
@@ -116,12 +116,21 @@ async function existingCustomerId(tx: Parameters<typeof insertCustomer>[0], ctx:
   return customer.id;
 }
 
+/** The booking must be the caller's (same business and environment), or it does not exist. */
+export async function assertBookingVisible(ctx: DomainContext, bookingId: string, param?: string): Promise<void> {
+  const found = await ctx.prisma.booking.findFirst({ where: { id: bookingId, ...scope(ctx) }, select: { id: true } });
+  if (!found) throw resourceMissing('booking', bookingId, param);
+}
+
 export async function getBooking(ctx: DomainContext, id: string, query: Query = {}) {
   authorize(ctx.principal, 'bookings:read');
-  await expireHolds(ctx.prisma, ctx.now(), { id, ...scope(ctx) });
-  const booking = await ctx.prisma.booking.findFirst({ ...query, where: { id, ...scope(ctx) } });
+  const where = { id, ...scope(ctx) };
+  const booking = await ctx.prisma.booking.findFirst({ ...query, where });
   if (!booking) throw resourceMissing('booking', id);
-  return booking;
+  // A hold that ran out before the sweeper came by is expired now, so the answer shows it.
+  if (!holdLapsed(booking as Partial<Booking>, ctx.now())) return booking;
+  await expireHolds(ctx.prisma, ctx.now(), where);
+  return (await ctx.prisma.booking.findFirst({ ...query, where }))!;
 }
 
 export async function listBookings(ctx: DomainContext, params: PageParams & { customerId?: string | null }, query: Query = {}) {

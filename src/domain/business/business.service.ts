@@ -2,8 +2,6 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { createApiKey } from '../access/api-keys.ts';
 import type { DomainContext } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
-import { resourceMissing } from '../shared/errors.ts';
-import { authorize } from '../access/permissions.ts';
 import { readSettings } from './business-settings.ts';
 
 export interface CreatedBusiness {
@@ -33,13 +31,7 @@ export async function createBusiness(prisma: PrismaClient, input: { name: string
   });
 }
 
-export async function getCurrentBusiness(ctx: DomainContext) {
-  authorize(ctx.principal, 'business:read');
-  const business = await ctx.prisma.business.findUnique({ where: { id: ctx.principal.businessId } });
-  if (!business) throw resourceMissing('business', ctx.principal.businessId);
-  return business;
-}
-
+/** The calling business's rental settings (defaults filled in) and currency. */
 export async function loadSettings(ctx: DomainContext) {
   const business = await ctx.prisma.business.findUnique({ where: { id: ctx.principal.businessId }, select: { settings: true, currency: true } });
   return { settings: readSettings(business?.settings), currency: business?.currency ?? 'usd' };

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { errorOf } from '../bookings/booking-facts.fixture.ts';
 import { CHARGE_ACTIONS, chargeTransition, type ChargeFacts } from './charge-state.ts';
 
 const facts = (overrides: Partial<ChargeFacts> = {}): ChargeFacts => ({ state: 'pending', openDisputes: 0, ...overrides });
-
-function errorOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (e) {
-    return e as { type: string; code: string; message: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('charge transition table', () => {
   it('collects a pending charge, emitting charge.succeeded', () => {

@@ -1,6 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { authorize } from '../access/permissions.ts';
-import { assertBookingVisible } from '../payments/payment.service.ts';
+import { assertBookingVisible } from '../bookings/booking.service.ts';
 import { scope, type DomainContext } from '../shared/context.ts';
 import { pageQuery, toPage, type PageParams } from '../shared/pagination.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { authorize } from '../access/permissions.ts';
-import { scope, type DomainContext } from '../shared/context.ts';
-import { resourceMissing } from '../shared/errors.ts';
+import { assertBookingVisible } from '../bookings/booking.service.ts';
+import type { DomainContext } from '../shared/context.ts';
 import { parseInput } from '../shared/validation.ts';
 import { EVENT_TYPES, isEventType } from './event-types.ts';
 
@@ -32,8 +32,7 @@ export async function openEventStream(ctx: DomainContext, raw: { bookingId?: str
   const input = parseInput(streamInput, raw);
   const bookingId = input.bookingId ?? null;
   if (bookingId !== null) {
-    const booking = await ctx.prisma.booking.findFirst({ where: { id: bookingId, ...scope(ctx) }, select: { id: true } });
-    if (!booking) throw resourceMissing('booking', bookingId, 'booking_id');
+    await assertBookingVisible(ctx, bookingId, 'booking_id');
   }
   const types = input.types ? new Set<string>(input.types) : null;
   return (event) => (bookingId === null || event.booking_id === bookingId) && (types === null || types.has(event.type));

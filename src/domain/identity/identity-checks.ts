@@ -1,5 +1,5 @@
 import type { Booking } from '../../generated/prisma/client.ts';
-import type { CheckState, GateStatus } from '../../generated/prisma/enums.ts';
+import type { CheckState } from '../../generated/prisma/enums.ts';
 import { advanceBooking, flagProblemIfAllowed, updateGates, type BookingOutcome } from '../bookings/booking-lifecycle.ts';
 import { assertGatesChangeable } from '../bookings/booking-state.ts';
 import { recordEvent, type EventOrigin } from '../events/event.service.ts';
@@ -9,8 +9,6 @@ import { newId } from '../shared/ids.ts';
 import { present } from '../shared/presenter.ts';
 import { IDENTITY_VERIFICATION_FIELDS } from './identity.fields.ts';
 
-/** A waived gate stays waived whatever a check says. */
-const gateAfter = (current: GateStatus, next: GateStatus): GateStatus => (current === 'not_required' ? current : next);
 
 async function settleCheck(tx: Db, origin: EventOrigin, booking: Booking, state: CheckState, failureCode: string | null) {
   assertGatesChangeable(booking, state === 'verified' ? 'verify the identity' : 'reject the identity');
@@ -21,7 +19,7 @@ async function settleCheck(tx: Db, origin: EventOrigin, booking: Booking, state:
   const row = existing
     ? await tx.identityVerification.update({ where: { id: existing.id }, data: { state, failureCode } })
     : await tx.identityVerification.create({ data: { id: newId('identityVerification'), businessId: origin.businessId, livemode: origin.livemode, bookingId: booking.id, state, failureCode } });
-  const gated = await updateGates(tx, booking, { identityGate: gateAfter(booking.identityGate, state === 'verified' ? 'satisfied' : 'failed') });
+  const gated = await updateGates(tx, booking, { identityGate: state === 'verified' ? 'satisfied' : 'failed' });
   await recordEvent(tx, origin, { type: state === 'verified' ? 'identity.verified' : 'identity.rejected', bookingId: booking.id, object: present('identity_verification', IDENTITY_VERIFICATION_FIELDS, row) });
   return gated;
 }

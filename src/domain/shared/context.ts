@@ -10,8 +10,6 @@ export interface DomainConfig {
   quoteTtlMinutes: number;
 }
 
-export const DEFAULT_DOMAIN_CONFIG: DomainConfig = { holdMinutes: 30, quoteTtlMinutes: 30 };
-
 /** Everything a use case needs: the database, who is calling, and the clock. */
 export interface DomainContext {
   prisma: PrismaClient;
