@@ -10,12 +10,13 @@
 //      children run with --cpu-prof and write their profiles to <dir>/project, <dir>/baseline),
 //      TEST_POSTGRES_URL (server to create the throwaway database on), DATABASE_POOL_SIZE.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
-import { createBusiness } from '../src/domain/business/business.service.ts';
+import { createBusiness } from '../src/platform/businesses.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
@@ -34,7 +35,15 @@ const SCRIPTS: Record<Target, string> = { project: path.join(here, 'serve-app.ts
 
 interface Server {
   port: number;
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100 Hz)
 }
 
 const children = new Set<ChildProcess>();
@@ -68,14 +77,14 @@ function startServer(target: Target, databaseUrl: string): Promise<Server> {
         clearTimeout(timer);
         child.stdout!.removeAllListeners('data');
         child.stdout!.pipe(process.stdout);
-        resolve({ port: Number(m[1]), stop });
+        resolve({ port: Number(m[1]), pid: child.pid!, stop });
       }
     });
     child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`${target} server exited before READY (code ${code}, signal ${signal})`)); });
   });
 }
 
-interface Figures { rps: number; p50: number; p99: number; total: number; non2xx: number; errors: number; timeouts: number; xactsPerRequest: number }
+interface Figures { rps: number; p50: number; p99: number; total: number; non2xx: number; errors: number; timeouts: number; xactsPerRequest: number; cpuUsPerRequest: number }
 
 /** Committed transactions of the bench database so far (statements outside a transaction count one each). */
 async function committedTransactions(databaseUrl: string): Promise<number> {
@@ -94,6 +103,7 @@ async function measure(target: Target, databaseUrl: string, vehicleId: string, k
   const server = await startServer(target, databaseUrl);
   let requests = 0;
   let figures: Omit<Figures, 'xactsPerRequest'>;
+  let cpu = 0;
   try {
     const url = `http://127.0.0.1:${server.port}/v1/vehicles/${vehicleId}`;
     const headers = { authorization: `Bearer ${key}` };
@@ -105,9 +115,12 @@ async function measure(target: Target, databaseUrl: string, vehicleId: string, k
     }
     shapes[target] = Object.keys(body);
     const warm = await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP }); // warm-up, discarded
+    const cpuBefore = await cpuSeconds(server.pid);
     const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+    cpu = (await cpuSeconds(server.pid)) - cpuBefore;
     requests = 1 + warm.requests.total + r.requests.total;
-    figures = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+    // CPU per request varies far less than throughput on a shared machine: it is the server's own work.
+    figures = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, cpuUsPerRequest: (cpu * 1e6) / r.requests.total };
   } finally {
     await server.stop();
   }
@@ -172,7 +185,7 @@ async function main() {
         const f = await measure(target, database.url, vehicleId, key);
         results[target].push(f);
         console.log(
-          `  round ${round + 1} ${target.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  (${f.total} requests, non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts}; ${f.xactsPerRequest.toFixed(2)} db transactions/request)`,
+          `  round ${round + 1} ${target.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${f.cpuUsPerRequest.toFixed(0)} µs CPU/request  (${f.total} requests, non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts}; ${f.xactsPerRequest.toFixed(2)} db transactions/request)`,
         );
       }
     }
@@ -182,14 +195,15 @@ async function main() {
       rps: mean(results[t].map((f) => f.rps)),
       p50: mean(results[t].map((f) => f.p50)),
       p99: mean(results[t].map((f) => f.p99)),
+      cpu: mean(results[t].map((f) => f.cpuUsPerRequest)),
       bad: results[t].reduce((a, f) => a + f.non2xx + f.errors + f.timeouts, 0),
     });
     const p = summary('project');
     const b = summary('baseline');
     console.log('');
-    console.log(`project : ${p.rps.toFixed(0)} req/s, p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms`);
-    console.log(`baseline: ${b.rps.toFixed(0)} req/s, p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms`);
-    console.log(`ratio project/baseline: throughput ${(p.rps / b.rps).toFixed(3)}, p50 latency ${(p.p50 / b.p50).toFixed(2)}x, p99 latency ${(p.p99 / b.p99).toFixed(2)}x`);
+    console.log(`project : ${p.rps.toFixed(0)} req/s, p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms, ${p.cpu.toFixed(0)} µs CPU/request`);
+    console.log(`baseline: ${b.rps.toFixed(0)} req/s, p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms, ${b.cpu.toFixed(0)} µs CPU/request`);
+    console.log(`ratio project/baseline: throughput ${(p.rps / b.rps).toFixed(3)}, p50 latency ${(p.p50 / b.p50).toFixed(2)}x, p99 latency ${(p.p99 / b.p99).toFixed(2)}x, CPU per request ${(p.cpu / b.cpu).toFixed(2)}x`);
     const extra = (shapes.project ?? []).filter((k) => !(shapes.baseline ?? []).includes(k));
     const missing = (shapes.baseline ?? []).filter((k) => !(shapes.project ?? []).includes(k));
     if (extra.length || missing.length) console.log(`note: response keys differ (project only: ${extra.join(', ') || '-'}; baseline only: ${missing.join(', ') || '-'})`);

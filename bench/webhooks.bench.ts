@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
-import { createBusiness } from '../src/domain/business/business.service.ts';
+import { createBusiness } from '../src/platform/businesses.ts';
 import { OUTBOX_CHANNEL } from '../src/domain/events/event.service.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { newEndpointSecret } from '../src/domain/webhooks/signing.ts';

@@ -1,20 +1,28 @@
 import {
-  coerceInputValue, getNamedType, GraphQLError, isObjectType, parse, type GraphQLField, type GraphQLObjectType, type GraphQLSchema,
+  coerceInputValue, getNamedType, GraphQLError, isObjectType, parse, type DocumentNode, type GraphQLField, type GraphQLObjectType, type GraphQLSchema,
 } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from '../src/builder.ts';
-import { DomainError, validationError } from '../src/domain/shared/errors.ts';
-import { domainErrorFromGraphQL } from '../src/http/error-envelope.ts';
-import type { ServerContext } from '../src/http/graphql-server.ts';
-import { LIST_PARAMS, routes, type RestRoute } from './routes.ts';
+import { CommonErrors } from '../src/domain/shared/common.errors.ts';
+import { DomainError } from '../src/domain/shared/errors.ts';
+import type { Operation } from '../src/domain/shared/operation.ts';
+import type { MatchedRoute, ServerContext } from '../src/http/edge/context.ts';
+import type { RouteLookup } from '../src/http/edge/use-routing.ts';
+import { EdgeErrors } from '../src/http/edge.errors.ts';
+import { classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
+import { inputProblem, unsafeText } from '../src/http/input-safety.ts';
+import { isHandlerRoute, type HandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
+import { LIST_PARAMS } from './routes/index.ts';
 import { fromRest, isConnection, selectionOf, snake, toRest } from './translate.ts';
 
-interface CompiledRoute {
+export interface CompiledRoute {
   route: RestRoute;
   pattern: RegExp;
   pathParams: string[];
-  field: GraphQLField<unknown, unknown>;
-  document: ReturnType<typeof parse>;
+  operation: Operation | null;
+  /** JSON routes: the field they run, and its document. */
+  field: GraphQLField<unknown, unknown> | null;
+  document: DocumentNode | null;
   list: boolean;
 }
 
@@ -23,65 +31,72 @@ export function connectionNodeType(connection: GraphQLObjectType): GraphQLObject
   return getNamedType(edge.getFields().node.type) as GraphQLObjectType;
 }
 
-export type RestResult = { status: number; body: unknown };
+/** Relay arguments a REST list takes under other names, and those it does not take at all. */
+const RELAY_ONLY = new Set(['last']);
 
-/** Compile the route table against the schema once: each route becomes one GraphQL document. */
-export function compileRoutes(schema: GraphQLSchema): CompiledRoute[] {
+function compileJsonRoute(schema: GraphQLSchema, route: JsonRoute) {
+  const [rootName, fieldName] = route.field.split('.');
+  const root = rootName === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
+  const field = root.getFields()[fieldName];
+  if (!field) throw new Error(`route ${route.method} ${route.path}: no field ${route.field}`);
+  const operation = (field.extensions?.operation as Operation | undefined) ?? null;
+  if (!operation) throw new Error(`route ${route.method} ${route.path}: ${route.field} declares no operation`);
+  const returned = getNamedType(field.type) as GraphQLObjectType;
+  const list = isConnection(returned);
+  const selection = list ? `edges { node { ${selectionOf(connectionNodeType(returned))} } } pageInfo { hasNextPage hasPreviousPage }` : isObjectType(returned) ? selectionOf(returned) : '';
+  const varDefs = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
+  const callArgs = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  const source = `${rootName.toLowerCase()} Rest${varDefs ? `(${varDefs})` : ''} { ${fieldName}${callArgs ? `(${callArgs})` : ''}${selection ? ` { ${selection} }` : ''} }`;
+  return { field, operation, document: parse(source), list };
+}
+
+/** Compile the route table against the schema once: each JSON route becomes one GraphQL document. */
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   return routes.map((route) => {
-    const [rootName, fieldName] = route.field.split('.');
-    const root = rootName === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
-    const field = root.getFields()[fieldName];
-    if (!field) throw new Error(`route ${route.method} ${route.path}: no field ${route.field}`);
-    const returned = getNamedType(field.type) as GraphQLObjectType;
-    const list = isConnection(returned);
-    const selection = list
-      ? `edges { node { ${selectionOf(connectionNodeType(returned))} } } pageInfo { hasNextPage hasPreviousPage }`
-      : selectionOf(returned);
-    const varDefs = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
-    const callArgs = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
-    const source = `${rootName.toLowerCase()} Rest${varDefs ? `(${varDefs})` : ''} { ${fieldName}${callArgs ? `(${callArgs})` : ''} { ${selection} } }`;
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const pattern = new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`);
-    return { route, pattern, pathParams, field, document: parse(source), list };
+    if (isHandlerRoute(route)) return { route, pattern, pathParams, operation: route.operation, field: null, document: null, list: false };
+    return { route, pattern, pathParams, ...compileJsonRoute(schema, route) };
   });
 }
 
-export type RouteMatch = { kind: 'found'; compiled: CompiledRoute; params: Record<string, string> } | { kind: 'method_not_allowed'; allowed: string[] } | { kind: 'not_found' };
-
-export function matchRoute(compiled: CompiledRoute[], method: string, pathname: string): RouteMatch {
-  const allowed: string[] = [];
-  for (const c of compiled) {
-    const m = c.pattern.exec(pathname);
-    if (!m) continue;
-    if (c.route.method !== method) {
-      allowed.push(c.route.method);
-      continue;
-    }
-    const params = Object.fromEntries(c.pathParams.map((name, i) => [name, decodeURIComponent(m[i + 1])]));
-    return { kind: 'found', compiled: c, params };
+/** A path segment as the id it names; one that cannot be an id (bad encoding, NUL) names nothing: 404. */
+function pathParam(name: string, raw: string): string {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    throw CommonErrors.resourceMissing(name.replace(/_id$/, '').replace(/_/g, ' '), raw, name);
   }
-  return allowed.length ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+  if (unsafeText(value) !== null) throw CommonErrors.resourceMissing(name.replace(/_id$/, '').replace(/_/g, ' '), raw, name);
+  return value;
 }
 
 /** Gather the field's arguments from path, query string and body, in their GraphQL names and types. */
-function variablesFor(c: CompiledRoute, params: Record<string, string>, query: URLSearchParams, body: unknown): Record<string, unknown> {
+function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, query: URLSearchParams, body: unknown): Record<string, unknown> {
+  const field = c.field!;
   const sources = c.route.args ?? {};
-  const byRestName = new Map(
-    c.field.args.filter((a) => !sources[a.name]).map((a) => [LIST_PARAMS[a.name] ?? snake(a.name), a] as const),
-  );
+  const byRestName = new Map(field.args.filter((a) => !sources[a.name] && !RELAY_ONLY.has(a.name)).map((a) => [LIST_PARAMS[a.name] ?? snake(a.name), a] as const));
   const variables: Record<string, unknown> = {};
   for (const [name, source] of Object.entries(sources)) {
-    const arg = c.field.args.find((a) => a.name === name)!;
-    variables[name] = source === 'body' ? fromRest(body, arg.type) : params[source.slice('path.'.length)];
+    const arg = field.args.find((a) => a.name === name)!;
+    variables[name] = source === 'body' ? fromRest(body, arg.type) : pathParam(source.slice('path.'.length), params[source.slice('path.'.length)]);
   }
   for (const [key, raw] of query) {
     const arg = byRestName.get(key);
-    if (!arg) throw validationError(key, `Received unknown parameter: ${key}.`, 'parameter_unknown');
+    if (!arg) throw CommonErrors.parameterUnknown(key);
+    const problem = inputProblem(raw, [key]);
+    if (problem) throw problem;
     const typeName = getNamedType(arg.type).name;
     variables[arg.name] = typeName === 'Int' && /^-?\d+$/.test(raw) ? Number(raw) : typeName === 'Boolean' && /^(true|false)$/.test(raw) ? raw === 'true' : raw;
   }
+  // Stripe's ending_before takes the page nearest the cursor: Relay's `last` before it.
+  if (c.list && variables.before !== undefined && variables.first !== undefined) {
+    variables.last = variables.first;
+    delete variables.first;
+  }
   // Coerce here, with paths, so a bad input is a 422 naming its REST param.
-  for (const arg of c.field.args) {
+  for (const arg of field.args) {
     coerceInputValue(variables[arg.name], arg.type, (path, _invalid, error) => {
       throw coercionError(arg.name, sources[arg.name] === 'body', path, error);
     });
@@ -92,50 +107,87 @@ function variablesFor(c: CompiledRoute, params: Record<string, string>, query: U
 function coercionError(argName: string, fromBody: boolean, path: ReadonlyArray<string | number>, error: GraphQLError): DomainError {
   const restPath = [...(fromBody ? [] : [LIST_PARAMS[argName] ?? snake(argName)]), ...path.map((p) => (typeof p === 'string' ? snake(p) : String(p)))];
   const missing = /Field "(\w+)" of required type .* was not provided/.exec(error.message);
-  if (missing) {
-    const param = [...restPath, snake(missing[1])].join('.');
-    return validationError(param, `Missing required param: ${param}.`, 'parameter_missing');
-  }
+  if (missing) return CommonErrors.parameterMissing([...restPath, snake(missing[1])].join('.'));
   const param = restPath.join('.') || 'body';
-  if (/non-nullable/.test(error.message) && (fromBody ? path.length > 0 : true)) {
-    return validationError(param, `Missing required param: ${param}.`, 'parameter_missing');
-  }
-  return validationError(param, `Invalid ${param}: ${error.message.replace(/; .*$/, '')}`);
+  if (/non-nullable/.test(error.message) && (fromBody ? path.length > 0 : true)) return CommonErrors.parameterMissing(param);
+  return CommonErrors.parameterInvalid(param, `Invalid ${param}: ${error.message.replace(/; .*$/, '')}`);
 }
 
+/** The body of a JSON route: empty, or a JSON object that passes the input check. */
+function jsonBody(text: string): unknown {
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw EdgeErrors.invalidJson();
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw EdgeErrors.invalidJson('The request body must be a JSON object.');
+  const problem = inputProblem(body);
+  if (problem) throw problem;
+  return body;
+}
+
+type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
+
 /**
- * Run one REST request through the GraphQL pipeline of `yoga` (same context, auth, error
- * masking and plugins as /graphql) and shape the answer as the REST contract says.
+ * Run one request of a JSON route through the GraphQL pipeline of `yoga` (the same context,
+ * plugins and error masking as /graphql) and shape the answer as the REST contract says.
+ * The domain error of a refusal travels intact.
  */
-export async function runRoute(
-  yoga: YogaServerInstance<ServerContext, GraphQLContext>,
-  match: Extract<RouteMatch, { kind: 'found' }>,
-  request: Request,
-  url: URL,
-  body: unknown,
-  serverContext: ServerContext,
-): Promise<RestResult> {
-  const c = match.compiled;
-  const variableValues = variablesFor(c, match.params, url.searchParams, body);
-  const { execute, contextFactory, schema } = yoga.getEnveloped({ request, ...serverContext });
+async function serveJson(yoga: Yoga, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, request: Request, url: URL, bodyText: string, edge: ServerContext): Promise<Response> {
+  const variableValues = variablesFor(c, params, url.searchParams, c.route.method === 'GET' ? {} : jsonBody(bodyText));
+  const { execute, contextFactory, schema } = yoga.getEnveloped({ request, ...edge } as never);
   const contextValue = await contextFactory();
-  const result = await execute({ schema, document: c.document, variableValues, contextValue });
+  const result = await execute({ schema, document: c.document!, variableValues, contextValue });
   if (!('data' in result) && !('errors' in result)) throw new Error('unexpected streamed result');
-  if (result.errors?.length) throw domainErrorFromGraphQL(result.errors[0]);
-  const data = (result.data as Record<string, unknown>)[c.field.name];
-  const returned = getNamedType(c.field.type) as GraphQLObjectType;
+  if (result.errors?.length) {
+    const first = result.errors[0];
+    throw first.originalError instanceof DomainError ? first.originalError : classifyGraphQLError(first);
+  }
+  const data = (result.data as Record<string, unknown>)[c.field!.name];
+  const returned = getNamedType(c.field!.type) as GraphQLObjectType;
   if (c.list) {
     const connection = data as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean } };
-    return {
-      status: 200,
-      body: {
-        object: 'list',
-        data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
-        has_more: url.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
-        url: url.pathname,
-      },
-    };
+    return jsonResponse(200, {
+      object: 'list',
+      data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
+      has_more: url.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
+      url: url.pathname,
+    });
   }
-  if (!isObjectType(returned)) return { status: c.route.status ?? 200, body: data };
-  return { status: c.route.status ?? 200, body: toRest(data, c.field.type) };
+  return jsonResponse(c.route.status ?? 200, isObjectType(returned) ? toRest(data, c.field!.type) : data);
+}
+
+async function serveHandler(yoga: Yoga, route: HandlerRoute, params: Record<string, string>, request: Request, body: string, edge: ServerContext): Promise<Response> {
+  const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, pathParam(k, v)]));
+  const { contextFactory } = yoga.getEnveloped({ request, ...edge } as never);
+  const context = (await contextFactory()) as unknown as GraphQLContext;
+  return route.handler({ domain: context.domain, request, params: decoded, body });
+}
+
+/** The route table as the routing plugin's lookup (matching only: no input is read yet). */
+export function routeLookup(compiled: CompiledRoute[], yoga: () => Yoga): RouteLookup {
+  return (method, pathname) => {
+    const allowed: string[] = [];
+    for (const c of compiled) {
+      const m = c.pattern.exec(pathname);
+      if (!m) continue;
+      if (c.route.method !== method) {
+        allowed.push(c.route.method);
+        continue;
+      }
+      const params = Object.fromEntries(c.pathParams.map((name, i) => [name, m[i + 1]]));
+      const route: MatchedRoute = {
+        method,
+        path: c.route.path,
+        params,
+        operation: c.operation,
+        serve: (request, url, body, edge) =>
+          isHandlerRoute(c.route) ? serveHandler(yoga(), c.route, params, request, body, edge) : serveJson(yoga(), c as CompiledRoute & { route: JsonRoute }, params, request, url, body, edge),
+      };
+      return { kind: 'found', route };
+    }
+    return allowed.length ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+  };
 }

@@ -2,7 +2,7 @@ import {
   getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType,
 } from 'graphql';
-import { validationError } from '../src/domain/shared/errors.ts';
+import { CommonErrors } from '../src/domain/shared/common.errors.ts';
 
 /** camelCase → snake_case (REST names); the inverse is looked up from the schema, never guessed. */
 export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -62,8 +62,7 @@ export function fromRest(value: unknown, type: GraphQLInputType, path: string[] 
   for (const [key, v] of Object.entries(value)) {
     const name = bySnake.get(key);
     if (!name) {
-      const param = [...path, key].join('.');
-      throw validationError(param, `Received unknown parameter: ${param}.`, 'parameter_unknown');
+      throw CommonErrors.parameterUnknown([...path, key].join('.'));
     }
     out[name] = fromRest(v, fields[name].type, [...path, key]);
   }

@@ -1,6 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import type { PrismaClient } from './generated/prisma/client.ts';
 import type PrismaTypes from './generated/pothos-prisma-types.ts';
 import { getDatamodel } from './generated/pothos-prisma-types.ts';
 import type { DomainContext } from './domain/shared/context.ts';
@@ -18,15 +19,15 @@ export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   DefaultFieldNullability: false;
   Scalars: {
-    DateTime: { Input: Date; Output: Date | string };
+    DateTime: { Input: string; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
   plugins: [PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   prisma: {
-    // Each app instance (PGlite or PostgreSQL) brings its own client through the context.
-    client: (ctx) => ctx.domain.prisma,
+    // The request's tenant-scoped client: relations Pothos loads by itself stay in the tenant too.
+    client: (ctx) => ctx.domain.db as unknown as PrismaClient,
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,

@@ -1,3 +1,5 @@
+import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
+
 /** All configuration is environment variables (listed in README.md). */
 export interface AppConfig {
   port: number;
@@ -17,6 +19,8 @@ export interface AppConfig {
   webhookPollMs: number;
   webhookLeaseMs: number;
   webhookTimeoutMs: number;
+  /** WEBHOOK_PRIVATE_URLS: whether endpoints may target private, loopback and link-local addresses (deny | sandbox | allow). */
+  webhookPrivateUrls: PrivateTargetPolicy;
   /** Multiplies the retry delays of sandbox deliveries (CONTRACT.md). */
   sandboxRetryScale: number;
   /** Host names that serve only one environment (unset: one host serves both, the key decides). */
@@ -30,6 +34,15 @@ function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
   return value;
+}
+
+function privateUrls(env: NodeJS.ProcessEnv): PrivateTargetPolicy {
+  const raw = env.WEBHOOK_PRIVATE_URLS;
+  if (raw === undefined || raw === '') return 'sandbox';
+  if (!(PRIVATE_TARGET_POLICIES as readonly string[]).includes(raw)) {
+    throw new Error(`WEBHOOK_PRIVATE_URLS must be one of ${PRIVATE_TARGET_POLICIES.join(', ')} (default sandbox: private addresses only in the sandbox), got '${raw}'`);
+  }
+  return raw as PrivateTargetPolicy;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -49,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookPollMs: num('WEBHOOK_POLL_MS', 1_000, env),
     webhookLeaseMs: num('WEBHOOK_LEASE_MS', 60_000, env),
     webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10_000, env),
+    webhookPrivateUrls: privateUrls(env),
     sandboxRetryScale: num('SANDBOX_RETRY_SCALE', 1, env),
     sandboxHost: env.SANDBOX_HOST || undefined,
     productionHost: env.PRODUCTION_HOST || undefined,

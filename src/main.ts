@@ -1,21 +1,61 @@
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from './config.ts';
-import { DatabaseLockedError, openDatabase } from './db/database.ts';
+import { loadConfig, type AppConfig } from './config.ts';
+import { describeDatabaseError } from './db/connection-errors.ts';
+import { openDatabase, type Database } from './db/database.ts';
 import { seedDemoBusiness } from './seed.ts';
-import { buildApp } from './server.ts';
+import { buildApp, PortInUseError, type App } from './server.ts';
+
+/** How long SIGTERM waits for requests in flight before closing their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** `npm start`: open (and migrate) the database, seed a demo business if empty, serve. */
 async function main() {
-  const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const seeded = await seedDemoBusiness(db.prisma);
-  const app = await buildApp({ db, config });
-  const server = await app.listen(config.port, config.host);
-  const { port } = server.address() as AddressInfo;
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    return fail((err as Error).message, 2);
+  }
+  let db: Database;
+  try {
+    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  } catch (err) {
+    const line = describeDatabaseError(err, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    if (line) return fail(line, 1);
+    throw err;
+  }
+  let app: App | null = null;
+  try {
+    const seeded = await seedDemoBusiness(db.prisma);
+    app = await buildApp({ db, config });
+    const server = await app.listen(config.port, config.host);
+    announce(config, db, (server.address() as AddressInfo).port, seeded);
+  } catch (err) {
+    // Whatever stops the start (a port in use), the embedded database's lock is released.
+    await app?.close({ graceMs: 0 }).catch(() => {});
+    await db.close().catch(() => {});
+    if (err instanceof PortInUseError) return fail(err.message, 1);
+    throw err;
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing requests in flight (at most ${SHUTDOWN_GRACE_MS / 1000} s), then stopping`);
+    await app!.close({ graceMs: SHUTDOWN_GRACE_MS });
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function announce(config: AppConfig, db: Database, port: number, seeded: Awaited<ReturnType<typeof seedDemoBusiness>>) {
   const base = `http://${config.host}:${port}`;
   console.log(`Rental API listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   console.log(`  REST:    ${base}/v1   OpenAPI: ${base}/v1/openapi.json`);
-  console.log(`  GraphQL: ${base}/graphql`);
+  console.log(`  GraphQL: ${base}/graphql   Health: ${base}/health/ready`);
   if (seeded) {
     console.log('\nSeeded the demo business "Demo Rentals". Its keys (shown once; keep them):');
     console.log(JSON.stringify(seeded, null, 2));
@@ -23,20 +63,15 @@ async function main() {
   } else {
     console.log('\nThe database already holds a business; list its keys with: npm run admin -- key list --business <id>');
   }
-  const stop = async () => {
-    await app.close();
-    await db.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+}
+
+/** One clear line and a non-zero exit; never a stack trace for a problem of the setup. */
+function fail(line: string, code: number): never {
+  console.error(line);
+  process.exit(code);
 }
 
 main().catch((err) => {
-  if (err instanceof DatabaseLockedError) {
-    console.error(err.message);
-    process.exit(1);
-  }
   console.error(err);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import type { PrismaClient } from './generated/prisma/client.ts';
-import { createBusiness, type CreatedBusiness } from './domain/business/business.service.ts';
+import { createBusiness, type CreatedBusiness } from './platform/businesses.ts';
 import { newId } from './domain/shared/ids.ts';
 
 const DEMO_FLEET = [

@@ -4,14 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DatabaseLockedError,
-  isExclusionViolation,
-  isUniqueViolation,
-  openDatabase,
-  openPGlite,
-  type Database,
-} from '../src/db/database.ts';
+import { DatabaseLockedError, openDatabase, openPGlite, type Database } from '../src/db/database.ts';
+import { isExclusionViolation, isUniqueViolation } from '../src/db/database-errors.ts';
 import { applyMigrations, createMigration, type MigrationTarget } from '../src/db/migrate.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
 

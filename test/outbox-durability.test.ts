@@ -1,12 +1,13 @@
 // The outbox across real process boundaries (PostgreSQL only): a server killed between the
 // commit of an event and its delivery, and two `npm run worker` processes sharing one queue.
 // CONTRACT.md "Events and webhooks": none lost across a crash; a 2xx answer is delivered.
+import { tenantDbFactory } from '../src/db/tenant-db.ts';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
-import { createBusiness, type CreatedBusiness } from '../src/domain/business/business.service.ts';
+import { createBusiness, type CreatedBusiness } from '../src/platform/businesses.ts';
 import { recordEvent } from '../src/domain/events/event.service.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { newEndpointSecret } from '../src/domain/webhooks/signing.ts';
@@ -207,8 +208,9 @@ describe('outbox durability: two worker processes on one PostgreSQL', () => {
         data: { id: newId('webhookEndpoint'), businessId: business.business_id, livemode: false, url: receiver.url, enabledEvents: ['*'], secret: newEndpointSecret() },
       });
       const origin = { businessId: business.business_id, livemode: false, requestId: null, idempotencyKey: null };
+      const scoped = tenantDbFactory(db.prisma)({ businessId: business.business_id, livemode: false });
       for (let t = 0; t < 5; t++) {
-        await db.prisma.$transaction(
+        await scoped.$transaction(
           async (tx) => {
             for (let i = t * 100; i < (t + 1) * 100; i++) await recordEvent(tx, origin, { type: 'booking.created', object: { object: 'test', n: i } });
           },
@@ -300,7 +302,8 @@ describe('outbox durability: a destination that never answers', () => {
       const worker = await spawnTs('src/worker.ts', { DATABASE_URL: pg.url, WEBHOOK_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '10000' }, /webhook worker/);
       children.push(worker);
       const origin = (b: CreatedBusiness) => ({ businessId: b.business_id, livemode: false, requestId: null, idempotencyKey: null });
-      const record = (b: CreatedBusiness, n: number) => db.prisma.$transaction((tx) => recordEvent(tx, origin(b), { type: 'booking.created', object: { object: 'test', n } }));
+      const tenantDb = tenantDbFactory(db.prisma);
+      const record = (b: CreatedBusiness, n: number) => tenantDb(origin(b)).$transaction((tx) => recordEvent(tx, origin(b), { type: 'booking.created', object: { object: 'test', n } }));
 
       const stuck = await record(business, 0);
       await silent.waitFor((all) => all.length === 1);

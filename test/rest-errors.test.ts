@@ -79,7 +79,7 @@ describe.each(ENGINES)('REST errors on %s', (engine) => {
   });
 
   it('answers a permission the key lacks with 403 permission_denied naming it', async () => {
-    const { createApiKey } = await import('../src/domain/access/api-keys.ts');
+    const { createApiKey } = await import('../src/platform/api-keys.ts');
     const restricted = await createApiKey(t.db.prisma, { businessId: t.business.business_id, livemode: false, kind: 'secret', permissions: ['vehicles:read'] });
     const client = restClient(t.baseUrl, restricted.key);
     expect((await client.get('/v1/vehicles')).status).toBe(200);

@@ -5,7 +5,7 @@ import { createClient, type Client, type FormattedExecutionResult } from 'graphq
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openDatabase } from '../src/db/database.ts';
-import { createBusiness, type CreatedBusiness } from '../src/domain/business/business.service.ts';
+import { createBusiness, type CreatedBusiness } from '../src/platform/businesses.ts';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
@@ -246,7 +246,7 @@ describe.each(ENGINES)('GraphQL subscriptions on %s', (engine) => {
     // An unknown event type is a validation error
     const unknown = subscription(client, EVENTS, { types: ['booking.exploded'] });
     await until(() => unknown.completed || unknown.errors.length > 0, 'the answer');
-    expect(unknown.results[0].errors?.[0]).toMatchObject({ extensions: { type: 'validation_error', code: 'parameter_invalid', param: 'types' } });
+    expect(unknown.results[0].errors?.[0]).toMatchObject({ extensions: { type: 'validation_error', code: 'parameter_invalid', param: 'types.0' } });
 
     // A publishable key lacks events:read, as over HTTP
     const publishable = subscription(wsClient(t.baseUrl, keyed(t.business.test_public_key)), EVENTS);

@@ -34,7 +34,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     expect(bad.status).toBe(422);
     expect(bad.body.error.param).toBe('enabled_events');
     const live = await restClient(t.baseUrl, t.business.live_secret_key).post('/v1/developers/webhooks', { url: 'http://example.com', enabled_events: ['*'] });
-    expect(live.body.error).toMatchObject({ code: 'parameter_invalid', param: 'url' });
+    expect(live.body.error).toMatchObject({ code: 'url_not_allowed', param: 'url', message: 'Invalid url: live webhook endpoints must use https.' });
   });
 
   it('delivers signed events that verify with the standardwebhooks library', async () => {

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { createApiKey, revokeApiKey } from '../domain/access/api-keys.ts';
+import { createApiKey, revokeApiKey } from '../platform/api-keys.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
-import { createBusiness } from '../domain/business/business.service.ts';
+import { createBusiness } from '../platform/businesses.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 
 /** Bad arguments: the CLI prints the message (a line or two, no stack) and exits 2. */

@@ -1,55 +1,73 @@
 import { GraphQLError } from 'graphql';
+import { CommonErrors } from '../domain/shared/common.errors.ts';
 import { DomainError, type ErrorType } from '../domain/shared/errors.ts';
-
-/** HTTP status of each error type (CONTRACT.md "Errors"); a few codes carry their own. */
-export const STATUS_BY_TYPE: Record<ErrorType, number> = {
-  authentication_error: 401,
-  authorization_error: 403,
-  invalid_request: 400,
-  validation_error: 422,
-  conflict: 409,
-  rate_limit_error: 429,
-  payment_error: 402,
-  integration_error: 502,
-  internal_error: 500,
-};
+import { EdgeErrors } from './edge.errors.ts';
 
 export interface ErrorBody {
-  error: { type: ErrorType; code: string; message: string; request_id: string; param?: string };
+  error: { type: ErrorType; code: string; message: string; request_id: string; param?: string; [detail: string]: unknown };
 }
 
-export interface ApiError {
-  status: number;
-  body: ErrorBody;
+/** The contract's envelope for a domain error: type, code, message, request id, then `param` and the error's details. */
+export function envelope(error: DomainError, requestId: string): { status: number; body: ErrorBody } {
+  return { status: error.status, body: { error: { type: error.type, code: error.code, message: error.message, request_id: requestId, ...extras(error) } } };
 }
 
-export function statusOf(error: DomainError): number {
-  return error.status ?? STATUS_BY_TYPE[error.type];
+function extras(error: DomainError) {
+  return { ...(error.param !== undefined ? { param: error.param } : {}), ...error.details };
 }
 
-/** The contract's envelope for a domain error. */
-export function envelope(error: DomainError, requestId: string): ApiError {
-  const body: ErrorBody = { error: { type: error.type, code: error.code, message: error.message, request_id: requestId } };
-  if (error.param !== undefined) body.error.param = error.param;
-  return { status: statusOf(error), body };
-}
+export const internalError = () => CommonErrors.internal();
 
-export function internalError(): DomainError {
-  return new DomainError('internal_error', 'internal_error', 'Something went wrong on our side. Retry later; the request id identifies it to support.');
-}
-
-/** GraphQL `extensions` of a domain error: the same type, code, param and request id. */
+/** GraphQL `extensions` of a domain error: the same type, code, param, details and request id. */
 export function errorExtensions(error: DomainError, requestId: string) {
-  return { type: error.type, code: error.code, request_id: requestId, status: statusOf(error), ...(error.param ? { param: error.param } : {}) };
+  return { type: error.type, code: error.code, request_id: requestId, status: error.status, ...extras(error) };
 }
 
-/** Read a domain error back from a GraphQL error produced by `errorExtensions`. */
-export function domainErrorFromGraphQL(error: GraphQLError): DomainError {
-  const ext = error.extensions as { type?: ErrorType; code?: string; param?: string; status?: number };
-  if (ext.type && ext.code) return new DomainError(ext.type, ext.code, error.message, { param: ext.param, status: ext.status });
-  return new DomainError('invalid_request', 'graphql_error', error.message);
+/** A domain error in GraphQL's shape, keeping the error itself for the REST adapter (never serialized). */
+export function toGraphQLError(error: DomainError, requestId: string, at?: Pick<GraphQLError, 'nodes' | 'path'>): GraphQLError {
+  return new GraphQLError(error.message, { nodes: at?.nodes, path: at?.path, originalError: error, extensions: errorExtensions(error, requestId) });
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/** An error answer: the envelope, or on /graphql the same error in GraphQL's shape. */
+export function errorResponse(error: DomainError, requestId: string, graphql: boolean, headers: Record<string, string> = {}): Response {
+  if (graphql) return jsonResponse(error.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] }, headers);
+  const e = envelope(error, requestId);
+  return jsonResponse(e.status, e.body, headers);
+}
+
+/** Anything thrown at the edge as a domain error: an unexpected one is logged once and answered as internal_error. */
+export function asDomainError(err: unknown, requestId: string): DomainError {
+  if (err instanceof DomainError) return err;
+  // A client that hung up aborts its request: nothing failed on our side.
+  if ((err as Error | null)?.name !== 'AbortError') console.error(`[${requestId}]`, err);
+  return internalError();
+}
+
+/**
+ * GraphQL's own refusals (a document that does not parse or validate, a variable its type
+ * rejects) as the contract's errors. GraphQL gives them no codes, so its messages are read
+ * here, once; a refusal that carries a contract code already (graphql-armor's, stamped by
+ * src/http/edge/use-armor.ts) keeps it.
+ */
+export function classifyGraphQLError(error: GraphQLError): DomainError {
+  const ext = error.extensions as { code?: string };
+  if (typeof ext.code === 'string' && ext.code in CONTRACT_CODES) return CONTRACT_CODES[ext.code](error.message);
+  const inputProblem = /^Variable "\$|^Expected value of type|^Expected type|cannot represent|^Argument "\w+" of required type|^Int cannot|^String cannot|^Boolean cannot|^Float cannot|^ID cannot/.test(error.message);
+  return inputProblem ? CommonErrors.parameterInvalid(graphqlParam(error), error.message) : EdgeErrors.graphqlValidationFailed(error.message);
+}
+
+const CONTRACT_CODES: Record<string, (message: string) => DomainError> = {
+  query_too_deep: (m) => EdgeErrors.queryTooDeep(m),
+  too_many_aliases: (m) => EdgeErrors.tooManyAliases(m),
+  query_too_costly: (m) => EdgeErrors.queryTooCostly(m),
+  document_too_large: (m) => EdgeErrors.documentTooLarge(m),
+};
+
+/** The variable or argument a GraphQL input error names. */
+function graphqlParam(error: GraphQLError): string {
+  return /Variable "\$([\w.[\]]+)"/.exec(error.message)?.[1] ?? /Argument "(\w+)"/.exec(error.message)?.[1] ?? 'variables';
 }

@@ -1,118 +1,146 @@
-import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
-import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { createYoga, isAsyncIterable, type YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { schema } from '../schema/index.ts';
+import type { TenantDbFactory } from '../db/tenant-db.ts';
 import type { GraphQLContext } from '../builder.ts';
-import type { Principal } from '../domain/access/permissions.ts';
 import type { DomainConfig } from '../domain/shared/context.ts';
 import { DomainError } from '../domain/shared/errors.ts';
-import { currentRequestId } from './request-scope.ts';
-import { errorExtensions, internalError } from './error-envelope.ts';
+import { schema } from '../schema/index.ts';
 import type { EventPubSub } from '../events/event-relay.ts';
+import { compileRoutes, routeLookup } from '../../rest-adapter/adapter.ts';
+import { openApiDocument } from '../../rest-adapter/openapi.ts';
+import type { RestRoute } from '../../rest-adapter/route.ts';
+import { routes as defaultRoutes } from '../../rest-adapter/routes/index.ts';
+import type { EdgePlugin, ServerContext } from './edge/context.ts';
+import { useArmor } from './edge/use-armor.ts';
+import { useAudit } from './edge/use-audit.ts';
+import { useBody } from './edge/use-body.ts';
+import { useHealth, type HealthChecks } from './edge/use-health.ts';
+import { useRequestFrame } from './edge/use-request-frame.ts';
+import { useIdempotency } from './edge/use-idempotency.ts';
+import { useOpenApiDocument } from './edge/use-openapi.ts';
+import { useOperationAccess } from './edge/use-operation-access.ts';
+import { usePrincipal } from './edge/use-principal.ts';
+import { useRateLimit } from './edge/use-rate-limit.ts';
+import { useRestExecution } from './edge/use-rest.ts';
+import { useRouting } from './edge/use-routing.ts';
+import { useSafeInput } from './edge/use-safe-input.ts';
+import { classifyGraphQLError, errorExtensions, internalError, toGraphQLError } from './error-envelope.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { currentRequestId } from './request-scope.ts';
 
-/** What the edge hands to every operation, over HTTP, REST and WebSocket alike. */
-export interface ServerContext {
-  principal: Principal;
-  requestId: string;
-  idempotencyKey: string | null;
-  /** Filled during execution; the edge writes the audit record from it after the response. */
-  audit: AuditNote;
+export const GRAPHQL_PATH = '/graphql';
+
+export interface EdgeDeps {
+  prisma: PrismaClient;
+  tenantDb: TenantDbFactory;
+  config: DomainConfig;
+  pubsub: EventPubSub;
+  now: () => Date;
+  limiter: RateLimiter;
+  limits: { live: number; test: number };
+  bodyLimitBytes: number;
+  /** The environment a host name serves, when the operator split them (else null). */
+  hostEnvironment(hostname: string): 'live' | 'test' | null;
+  health: HealthChecks;
+  /** The REST route table (default: every /v1 route of the project). */
+  routes?: RestRoute[];
 }
 
-export interface AuditNote {
-  write: boolean;
-  operation: string | null;
-  bookingId: string | null;
-}
+export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
 
-export function newAuditNote(): AuditNote {
-  return { write: false, operation: null, bookingId: null };
-}
-
-/** Marks mutations for the audit log and remembers the booking they touched. */
-function useAuditNote(): Plugin<ServerContext> {
+/** The domain context of an operation: the caller's tenant-scoped database, who calls, the clock. */
+function useDomainContext(deps: EdgeDeps): EdgePlugin {
   return {
-    onExecute({ args }) {
-      const audit = (args.contextValue as ServerContext).audit;
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!audit || operation?.operation !== 'mutation') return;
-      audit.write = true;
-      const first = operation.selectionSet.selections[0];
-      audit.operation = first?.kind === 'Field' ? first.name.value : null;
-      return {
-        onExecuteDone({ result }) {
-          const data = (result as ExecutionResult).data as Record<string, { id?: unknown; bookingId?: unknown } | null> | undefined;
-          const root = audit.operation && data ? data[audit.operation] : null;
-          const variables = JSON.stringify(args.variableValues ?? {});
-          audit.bookingId =
-            (typeof root?.bookingId === 'string' && root.bookingId) ||
-            (typeof root?.id === 'string' && root.id.startsWith('bk_') && root.id) ||
-            /"(bk_[0-9a-z]{26})"/.exec(variables)?.[1] ||
-            null;
-        },
+    onContextBuilding({ context, extendContext }) {
+      const edge = context as unknown as ServerContext;
+      const principal = edge.principal;
+      if (!principal) return; // the GraphiQL page: no operation runs without a key
+      const tenant = { businessId: principal.businessId, livemode: principal.livemode };
+      const graphql: GraphQLContext = {
+        domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config, now: deps.now },
+        pubsub: deps.pubsub,
       };
+      extendContext(graphql as never);
     },
   };
 }
 
 /**
- * GraphQL's own errors (syntax, validation, a variable its type rejects) with the contract's
- * type and code, and every error with the request id. Domain errors already carry theirs
- * (maskError). Returns copies: yoga caches the errors of parsing and validation per document,
- * and each answer must name its own request.
+ * GraphQL's own errors (syntax, validation, a variable its type rejects, a limit) with the
+ * contract's type and code, and every error with the request id. Domain errors already carry
+ * theirs (maskError). Returns copies: yoga caches the errors of parsing and validation per
+ * document, and each answer must name its own request.
  */
 export function withContractExtensions(errors: readonly GraphQLError[], requestId = currentRequestId(), options: { dropHttp?: boolean } = {}): GraphQLError[] {
   return errors.map((error) => {
     const { http, ...rest } = error.extensions as Record<string, unknown>;
-    const ext: Record<string, unknown> = options.dropHttp || http === undefined ? rest : { ...rest, http };
-    if (!ext.type) {
-      // A value of the wrong type, as a variable or a literal, is bad input (422 in REST).
-      const inputProblem = /^Variable "\$|^Expected value of type|^Expected type|cannot represent|^Argument "\w+" of required type/.test(error.message);
-      ext.type = inputProblem ? 'validation_error' : 'invalid_request';
-      ext.code = inputProblem ? 'parameter_invalid' : 'graphql_validation_failed';
-    }
+    let ext: Record<string, unknown> = options.dropHttp || http === undefined ? rest : { ...rest, http };
+    if (!ext.type) ext = { ...ext, ...errorExtensions(classifyGraphQLError(error), requestId) };
     ext.request_id ??= requestId;
     return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: ext });
   });
 }
 
-/** Every GraphQL error carries the contract's type, code and request_id in `extensions`. */
-function useContractErrorExtensions(): Plugin {
+function useContractErrorExtensions(): EdgePlugin {
   const fix = (r: ExecutionResult) => (r && typeof r === 'object' && r.errors?.length ? { ...r, errors: withContractExtensions(r.errors) } : r);
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result)) setResult(result.map(fix));
-      else if (!isAsyncIterable(result)) setResult(fix(result));
+      else if (!isAsyncIterable(result)) setResult(fix(result as ExecutionResult));
     },
   };
 }
 
-export function createGraphQLServer(deps: { prisma: PrismaClient; config: DomainConfig; pubsub: EventPubSub; now?: () => Date }): YogaServerInstance<ServerContext, GraphQLContext> {
-  return createYoga<ServerContext, GraphQLContext>({
+/**
+ * The one pipeline of the service: REST, GraphQL over HTTP and (src/http/websocket.ts) the
+ * WebSocket all pass through these plugins, in this order, so authentication, the key's
+ * environment, rate limits, access, idempotency and audit are written once.
+ */
+export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () => string } {
+  const compiled = compileRoutes(schema, deps.routes ?? defaultRoutes);
+  let openapi: string | null = null;
+  const document = () => (openapi ??= JSON.stringify(openApiDocument(compiled)));
+  // The REST routes run through the yoga built below (late-bound: the plugins are built first).
+  let yoga: Yoga;
+  const plugins: EdgePlugin[] = [
+    useRequestFrame(),
+    useHealth(deps.health),
+    useOpenApiDocument(document),
+    useRouting(routeLookup(compiled, () => yoga), GRAPHQL_PATH),
+    useBody(deps.bodyLimitBytes),
+    usePrincipal({ prisma: deps.prisma, hostEnvironment: deps.hostEnvironment }),
+    useRateLimit({ limiter: deps.limiter, limits: deps.limits }),
+    useOperationAccess(),
+    useIdempotency(deps.tenantDb),
+    useAudit(deps.tenantDb),
+    useRestExecution(),
+    useDomainContext(deps),
+    useSafeInput(),
+    ...useArmor(),
+    useContractErrorExtensions(),
+  ];
+  yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     logging: false,
-    context: ({ principal, requestId, idempotencyKey }) => ({
-      domain: { prisma: deps.prisma, principal, requestId, idempotencyKey, config: deps.config, now: deps.now ?? (() => new Date()) },
-      pubsub: deps.pubsub,
-    }),
+    plugins: plugins as never,
     maskedErrors: {
       maskError(error) {
         const original = error instanceof GraphQLError ? error.originalError : error;
         const requestId = currentRequestId();
         if (original instanceof DomainError) {
           const gql = error as GraphQLError;
-          return new GraphQLError(original.message, { nodes: gql.nodes, path: gql.path, extensions: errorExtensions(original, requestId) });
+          return toGraphQLError(original, requestId, { nodes: gql.nodes, path: gql.path });
         }
         // Errors of GraphQL itself (a variable its type rejects) are the caller's, not ours:
         // they pass, and withContractExtensions gives them their type and code.
         if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
         console.error(`[${requestId}]`, original);
-        const internal = internalError();
-        return new GraphQLError(internal.message, { extensions: errorExtensions(internal, requestId) });
+        return toGraphQLError(internalError(), requestId);
       },
     },
-    plugins: [useAuditNote(), useContractErrorExtensions()],
   });
+  return { yoga, openapi: document };
 }

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { conflict, validationError } from '../domain/shared/errors.ts';
-import { isUniqueViolation } from '../db/database.ts';
+import type { TenantDb, TenantScope } from '../db/tenant-db.ts';
+import { isUniqueViolation } from '../db/database-errors.ts';
+import { EdgeErrors } from './edge.errors.ts';
 
-/** How long a key is remembered (CONTRACT.md "Idempotency"). */
+/** How long a key is remembered (the contract's "Idempotency"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** How long an in-flight claim is its owner's without renewal; the owner renews it while it runs. */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 export interface StoredResponse {
@@ -15,65 +18,81 @@ export interface StoredResponse {
 
 export type Claim = { kind: 'proceed' } | { kind: 'replay'; response: StoredResponse };
 
-interface Scope {
-  businessId: string;
-  livemode: boolean;
-}
-
 export function validateIdempotencyKey(key: string): void {
-  if (!KEY_PATTERN.test(key)) throw validationError('Idempotency-Key', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', 'idempotency_key_invalid');
+  if (!KEY_PATTERN.test(key)) throw EdgeErrors.idempotencyKeyInvalid();
 }
 
 const fingerprint = (body: string) => createHash('sha256').update(body).digest('hex');
 
 /**
- * Claim a key before running a POST. The first request proceeds; a finished one with the
- * same method, path and body is replayed; anything else is a 409 (reused, or still running).
+ * Claim a key before running a POST (through the caller's tenant scope). The first request
+ * proceeds; a finished one with the same method, path and body is replayed; a different
+ * request is 409 `idempotency_key_reused`; the same one still running is 409
+ * `idempotency_key_in_use`, unless its owner stopped renewing its lease (the process died),
+ * in which case this request takes the claim over and runs.
  */
 export async function claimIdempotencyKey(
-  prisma: PrismaClient,
-  scope: Scope,
+  db: TenantDb,
+  owner: TenantScope,
   request: { key: string; method: string; path: string; body: string; requestId: string },
   now = new Date(),
 ): Promise<Claim> {
   validateIdempotencyKey(request.key);
   const bodyHash = fingerprint(request.body);
-  const id = { businessId: scope.businessId, livemode: scope.livemode, key: request.key };
+  const lease = () => new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await prisma.idempotencyRecord.create({
-        data: { ...id, method: request.method, path: request.path, bodyHash, requestId: request.requestId, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
-      });
-      return { kind: 'proceed' };
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+    const existing = await db.idempotencyRecord.findFirst({ where: { key: request.key } });
+    if (!existing) {
+      try {
+        await db.idempotencyRecord.create({
+          data: { ...owner, key: request.key, method: request.method, path: request.path, bodyHash, requestId: request.requestId, leaseExpiresAt: lease(), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
+        });
+        return { kind: 'proceed' };
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        continue; // claimed meanwhile: read it again
+      }
     }
-    const existing = await prisma.idempotencyRecord.findUnique({ where: { businessId_livemode_key: id } });
-    if (!existing) continue; // released meanwhile: claim again
     if (existing.expiresAt <= now) {
-      await prisma.idempotencyRecord.deleteMany({ where: { ...id, expiresAt: { lte: now } } });
+      await db.idempotencyRecord.deleteMany({ where: { key: request.key, expiresAt: { lte: now } } });
       continue;
     }
-    if (existing.method !== request.method || existing.path !== request.path || existing.bodyHash !== bodyHash) {
-      throw conflict('idempotency_key_reused', `Keys for idempotent requests can only be used with the same method, path and body as the first request (${existing.method} ${existing.path}).`);
+    if (existing.method !== request.method || existing.path !== request.path || existing.bodyHash !== bodyHash) throw EdgeErrors.idempotencyKeyReused(existing.method, existing.path);
+    if (existing.state === 'completed') {
+      return { kind: 'replay', response: { status: existing.responseStatus ?? 200, body: existing.responseBody ?? '', requestId: existing.requestId } };
     }
-    if (existing.state === 'in_flight') {
-      throw conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it completes.');
-    }
-    return { kind: 'replay', response: { status: existing.responseStatus ?? 200, body: existing.responseBody ?? '', requestId: existing.requestId } };
+    if (existing.leaseExpiresAt && existing.leaseExpiresAt > now) throw EdgeErrors.idempotencyKeyInUse();
+    // Abandoned: take it over, unless another retry just did.
+    const { count } = await db.idempotencyRecord.updateMany({
+      where: { key: request.key, state: 'in_flight', leaseExpiresAt: existing.leaseExpiresAt },
+      data: { requestId: request.requestId, leaseExpiresAt: lease() },
+    });
+    if (count === 1) return { kind: 'proceed' };
   }
-  throw conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it completes.');
+  throw EdgeErrors.idempotencyKeyInUse();
+}
+
+/** The claim is still ours while the request runs: push its lease forward. */
+export async function renewIdempotencyLease(db: TenantDb, key: string, requestId: string): Promise<void> {
+  await db.idempotencyRecord.updateMany({ where: { key, requestId, state: 'in_flight' }, data: { leaseExpiresAt: new Date(Date.now() + IDEMPOTENCY_LEASE_MS) } });
 }
 
 /** Store the first answer for replays. */
-export async function completeIdempotencyKey(prisma: PrismaClient, scope: Scope, key: string, response: { status: number; body: string }): Promise<void> {
-  await prisma.idempotencyRecord.update({
-    where: { businessId_livemode_key: { ...scope, key } },
-    data: { state: 'completed', responseStatus: response.status, responseBody: response.body },
-  });
+export async function completeIdempotencyKey(db: TenantDb, key: string, requestId: string, response: { status: number; body: string }): Promise<void> {
+  await db.idempotencyRecord.updateMany({ where: { key, requestId }, data: { state: 'completed', responseStatus: response.status, responseBody: response.body, leaseExpiresAt: null } });
 }
 
 /** Forget a claim whose request failed on our side, so the client may retry it. */
-export async function releaseIdempotencyKey(prisma: PrismaClient, scope: Scope, key: string): Promise<void> {
-  await prisma.idempotencyRecord.deleteMany({ where: { ...scope, key, state: 'in_flight' } });
+export async function releaseIdempotencyKey(db: TenantDb, key: string, requestId: string): Promise<void> {
+  await db.idempotencyRecord.deleteMany({ where: { key, requestId, state: 'in_flight' } });
+}
+
+/** Delete keys past their 24 hours, every business's (a maintenance job). Returns how many went. */
+export async function sweepIdempotencyRecords(prisma: PrismaClient, now = new Date(), batch = 1_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await prisma.$executeRaw`DELETE FROM "IdempotencyRecord" WHERE ctid IN (SELECT ctid FROM "IdempotencyRecord" WHERE "expiresAt" <= ${now} LIMIT ${batch})`;
+    total += deleted;
+    if (deleted < batch) return total;
+  }
 }

@@ -1,8 +1,26 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** What the edge knows about the request in flight, for code far from the handler (error masking). */
+/** What an operation touched, for its audit record: the objects, and the booking they belong to. */
+export class AuditTrail {
+  /** The GraphQL field or REST operation; set for writes. */
+  operation: string | null = null;
+  /** A write (REST POST/DELETE, a GraphQL mutation). */
+  write = false;
+  readonly objects = new Set<string>();
+  bookingId: string | null = null;
+
+  /** A row the operation read or wrote by itself (the tenant scope reports them). */
+  touch(model: string, row: { id?: unknown; bookingId?: unknown }): void {
+    if (typeof row.id === 'string') this.objects.add(row.id);
+    const booking = model === 'Booking' ? row.id : row.bookingId;
+    if (this.bookingId === null && typeof booking === 'string') this.bookingId = booking;
+  }
+}
+
+/** What the edge knows about the request in flight, for code far from the handler (error masking, the tenant scope). */
 export interface RequestScope {
   requestId: string;
+  audit: AuditTrail;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -1,11 +1,14 @@
 import { builder } from '../builder.ts';
 import { BOOKING_FIELDS, bookingGates } from '../domain/bookings/booking.fields.ts';
 import { nextStates } from '../domain/bookings/booking-state.ts';
-import { cancelBooking, createBooking, getBooking, listBookings } from '../domain/bookings/booking.service.ts';
-import { CustomerInput } from './customer.ts';
+import { cancelBooking } from '../domain/bookings/cancel-booking.ts';
+import { createBooking } from '../domain/bookings/create-booking.ts';
+import { getBooking } from '../domain/bookings/get-booking.ts';
+import { listBookings } from '../domain/bookings/list-bookings.ts';
+import { completeReturn } from '../domain/returns/complete-return.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
-import { nodeQuery, pageParams, toConnection } from './pagination.ts';
+import { operationField } from './operation-field.ts';
 
 const BookingGates = builder.objectRef<ReturnType<typeof bookingGates>>('BookingGates').implement({
   description: 'Readiness gates: each not_required, pending, satisfied or failed.',
@@ -37,47 +40,19 @@ export const Booking = builder.prismaObject('Booking', {
   }),
 });
 
-const CreateBookingInput = builder.inputType('CreateBookingInput', {
-  fields: (t) => ({
-    vehicleId: t.id({ required: true }),
-    customerId: t.id({ description: 'An existing customer; or pass `customer` to create one.' }),
-    customer: t.field({ type: CustomerInput }),
-    startAt: t.field({ type: 'DateTime', required: true }),
-    endAt: t.field({ type: 'DateTime', required: true }),
-    unlimitedMiles: t.boolean(),
-    quoteId: t.id({ description: 'An unexpired quote for the same vehicle and period keeps its price.' }),
-    metadata: t.field({ type: 'JSON' }),
-  }),
-});
-
-const CancelBookingInput = builder.inputType('CancelBookingInput', {
-  fields: (t) => ({ reason: t.string() }),
-});
+const booking = operationField(getBooking);
+const bookings = operationField(listBookings);
+const create = operationField(createBooking);
+const cancel = operationField(cancelBooking);
+const complete = operationField(completeReturn);
 
 builder.queryFields((t) => ({
-  booking: t.prismaField({
-    type: 'Booking',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => getBooking(ctx.domain, String(args.id), query),
-  }),
-  bookings: t.connection({
-    type: Booking,
-    description: 'Bookings, newest first.',
-    args: { customerId: t.arg.id() },
-    resolve: async (_root, args, ctx, info) =>
-      toConnection(await listBookings(ctx.domain, { ...pageParams(args), customerId: args.customerId ? String(args.customerId) : null }, nodeQuery(ctx, info)), args),
-  }),
+  booking: booking.prisma(t, 'Booking'),
+  bookings: bookings.connection(t, Booking),
 }));
 
 builder.mutationFields((t) => ({
-  createBooking: t.prismaField({
-    type: 'Booking',
-    args: { input: t.arg({ type: CreateBookingInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createBooking(ctx.domain, args.input, query),
-  }),
-  cancelBooking: t.prismaField({
-    type: 'Booking',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: CancelBookingInput }) },
-    resolve: (query, _root, args, ctx) => cancelBooking(ctx.domain, String(args.id), args.input ?? {}, query),
-  }),
+  createBooking: create.prisma(t, 'Booking'),
+  cancelBooking: cancel.prisma(t, 'Booking'),
+  completeReturn: complete.prisma(t, 'Booking'),
 }));

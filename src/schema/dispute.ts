@@ -1,12 +1,14 @@
 import { builder } from '../builder.ts';
-import { DISPUTE_FIELDS } from '../domain/charges/dispute.fields.ts';
-import { DisputeState } from '../generated/prisma/enums.ts';
+import { DISPUTE_FIELDS } from '../domain/disputes/dispute.fields.ts';
+import { disputeMachine } from '../domain/disputes/dispute-state.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 
-const DisputeStateEnum = builder.enumType(DisputeState, { name: 'DisputeState' });
-
 export const Dispute = builder.prismaObject('Dispute', {
-  description: 'A customer contesting one post-trip charge; while open it locks collection on the booking.',
-  fields: (t) => ({ ...(exposePublicFields(t, DISPUTE_FIELDS, { ...enums, DisputeState: DisputeStateEnum }) as {}), charge: t.relation('charge') }),
+  description: 'A customer contesting one post-trip charge; while open it locks collection of that charge.',
+  fields: (t) => ({
+    ...(exposePublicFields(t, DISPUTE_FIELDS, enums) as {}),
+    nextStates: t.field({ type: [enums.DisputeState], description: 'States the dispute can move to now.', resolve: (d) => disputeMachine.nextStates(d) }),
+    charge: t.relation('charge'),
+  }),
 });

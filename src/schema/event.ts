@@ -1,7 +1,7 @@
 import { builder } from '../builder.ts';
-import { getEvent, listEvents } from '../domain/events/event-query.service.ts';
-import { getBookingTimeline, type TimelineEntry } from '../domain/bookings/booking-timeline.service.ts';
-import { pageParams, toConnection } from './pagination.ts';
+import { getEvent, listEvents } from '../domain/events/list-events.ts';
+import { getBookingTimeline, type TimelineEntry } from '../domain/bookings/get-booking-timeline.ts';
+import { operationField } from './operation-field.ts';
 
 /** The one event shape (CONTRACT.md): the same fields as a webhook body. */
 export const Event = builder.prismaObject('Event', {
@@ -44,7 +44,7 @@ const TimelineCounts = builder.objectRef<{ actions: number; events: number; deli
   fields: (t) => ({ actions: t.exposeInt('actions'), events: t.exposeInt('events'), deliveries: t.exposeInt('deliveries') }),
 });
 
-const BookingTimeline = builder.objectRef<Awaited<ReturnType<typeof getBookingTimeline>>>('BookingTimeline').implement({
+const BookingTimeline = builder.objectRef<Awaited<ReturnType<typeof getBookingTimeline.run>>>('BookingTimeline').implement({
   description: "A booking's API calls, events and webhook deliveries, in order, with their counts.",
   fields: (t) => ({
     bookingId: t.exposeID('bookingId'),
@@ -53,30 +53,12 @@ const BookingTimeline = builder.objectRef<Awaited<ReturnType<typeof getBookingTi
   }),
 });
 
+const events = operationField(listEvents);
+const event = operationField(getEvent);
+const timeline = operationField(getBookingTimeline);
+
 builder.queryFields((t) => ({
-  events: t.connection({
-    type: Event,
-    description: 'Events, newest first; filter by type, booking and creation time.',
-    args: {
-      type: t.arg.string(),
-      bookingId: t.arg.id(),
-      createdAfter: t.arg({ type: 'DateTime' }),
-      createdBefore: t.arg({ type: 'DateTime' }),
-    },
-    resolve: async (_root, args, ctx) =>
-      toConnection(
-        await listEvents(ctx.domain, { ...pageParams(args), type: args.type, bookingId: args.bookingId ? String(args.bookingId) : null, createdAfter: args.createdAfter, createdBefore: args.createdBefore }),
-        args,
-      ),
-  }),
-  event: t.prismaField({
-    type: 'Event',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => getEvent(ctx.domain, String(args.id)),
-  }),
-  bookingTimeline: t.field({
-    type: BookingTimeline,
-    args: { bookingId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => getBookingTimeline(ctx.domain, String(args.bookingId)),
-  }),
+  events: events.connection(t, Event),
+  event: event.prisma(t, 'Event'),
+  bookingTimeline: timeline.plain(t, BookingTimeline),
 }));

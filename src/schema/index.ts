@@ -9,7 +9,6 @@ import './payment.ts';
 import './charge.ts';
 import './message.ts';
 import './dispute.ts';
-import './returns.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { validationError } from '../domain/shared/common.errors.ts';
 import type { Page, PageParams } from '../domain/shared/pagination.ts';
 import type { GraphQLContext } from '../builder.ts';
 
@@ -10,9 +11,14 @@ interface ConnectionArgs {
   before?: string | null;
 }
 
-/** Relay arguments → the domain's keyset page (cursor = id, newest first). */
+/**
+ * Relay arguments → the domain's keyset page (cursor = id, newest first): `first` reads from
+ * the start of the window, `last` from its end (the oldest items, or those just before
+ * `before`), as the Relay specification says.
+ */
 export function pageParams(args: ConnectionArgs): PageParams {
-  return { limit: args.first ?? args.last ?? undefined, startingAfter: args.after ?? undefined, endingBefore: args.before ?? undefined };
+  if (args.first != null && args.last != null) throw validationError('last', 'Pass first or last, not both.');
+  return { limit: args.first ?? args.last ?? undefined, startingAfter: args.after ?? undefined, endingBefore: args.before ?? undefined, fromEnd: args.last != null };
 }
 
 /** The Prisma selection for the nodes of a connection, so nested reads cost one query per level. */
@@ -23,12 +29,12 @@ export function nodeQuery(context: GraphQLContext, info: GraphQLResolveInfo) {
 /** A domain page as a Relay connection whose cursors are the items' ids. */
 export function toConnection<T extends { id: string }>(page: Page<T>, args: ConnectionArgs) {
   const edges = page.data.map((node) => ({ cursor: node.id, node }));
-  const backwards = Boolean(args.before);
+  const fromEnd = args.last != null;
   return {
     edges,
     pageInfo: {
-      hasNextPage: backwards ? false : page.hasMore,
-      hasPreviousPage: backwards ? page.hasMore : false,
+      hasNextPage: fromEnd ? false : page.hasMore,
+      hasPreviousPage: fromEnd ? page.hasMore : false,
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,
     },

@@ -1,8 +1,10 @@
 import { builder } from '../builder.ts';
 import { QUOTE_FIELDS } from '../domain/quotes/quote.fields.ts';
-import { createQuote, getQuote } from '../domain/quotes/quote.service.ts';
+import { createQuote } from '../domain/quotes/create-quote.ts';
+import { getQuote } from '../domain/quotes/get-quote.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
+import { operationField } from './operation-field.ts';
 
 builder.prismaObject('Quote', {
   description: 'A price for a vehicle and period; a booking made from it before expires_at keeps its price.',
@@ -12,28 +14,8 @@ builder.prismaObject('Quote', {
   }),
 });
 
-const CreateQuoteInput = builder.inputType('CreateQuoteInput', {
-  fields: (t) => ({
-    vehicleId: t.id({ required: true }),
-    startAt: t.field({ type: 'DateTime', required: true }),
-    endAt: t.field({ type: 'DateTime', required: true }),
-    unlimitedMiles: t.boolean(),
-    metadata: t.field({ type: 'JSON' }),
-  }),
-});
+const quote = operationField(getQuote);
+const create = operationField(createQuote);
 
-builder.queryFields((t) => ({
-  quote: t.prismaField({
-    type: 'Quote',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => getQuote(ctx.domain, String(args.id), query),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createQuote: t.prismaField({
-    type: 'Quote',
-    args: { input: t.arg({ type: CreateQuoteInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createQuote(ctx.domain, args.input, query),
-  }),
-}));
+builder.queryFields((t) => ({ quote: quote.prisma(t, 'Quote') }));
+builder.mutationFields((t) => ({ createQuote: create.prisma(t, 'Quote') }));

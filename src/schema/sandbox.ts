@@ -8,13 +8,12 @@ import {
 import { RESET_TABLES, resetSandbox, type SandboxReset } from '../domain/sandbox/sandbox-reset.ts';
 import type { BookingSimulation, ChargeSimulation } from '../domain/sandbox/sandbox-simulation.ts';
 import type { Mileage as MileageShape } from '../domain/returns/mileage.ts';
-import type { DomainContext } from '../domain/shared/context.ts';
-import { CustomerInput } from './customer.ts';
 import { enums } from './enums.ts';
+import { operationField } from './operation-field.ts';
 
 /*
- * Sandbox simulations (SPEC.md "Sandbox simulation endpoints", CONTRACT.md "Sandbox"): test
- * secret keys only. Resolvers delegate to src/domain/sandbox, which runs the production steps.
+ * Sandbox simulations (the spec's "Sandbox simulation endpoints", the contract's "Sandbox"):
+ * test secret keys only. Resolvers delegate to src/domain/sandbox, which runs the production steps.
  */
 
 const Mileage = builder.objectRef<MileageShape>('Mileage').implement({
@@ -42,7 +41,7 @@ const BookingSimulationRef = builder.objectRef<BookingSimulation>('BookingSimula
     mileage: t.field({ type: Mileage, nullable: true, description: 'On a return with both odometer readings.', resolve: (r) => r.mileage }),
     booking: t.prismaField({
       type: 'Booking',
-      resolve: (query, r, _args, ctx) => ctx.domain.prisma.booking.findUniqueOrThrow({ ...query, where: { id: r.id } }),
+      resolve: (query, r, _args, ctx) => ctx.domain.db.booking.findUniqueOrThrow({ ...query, where: { id: r.id } }),
     }),
   }),
 });
@@ -57,7 +56,7 @@ const ChargeSimulationRef = builder.objectRef<ChargeSimulation>('ChargeSimulatio
     events: t.exposeStringList('events', { description: 'Every event emitted, in order (a failed charge also flags its booking).' }),
     charge: t.prismaField({
       type: 'Charge',
-      resolve: (query, r, _args, ctx) => ctx.domain.prisma.charge.findUniqueOrThrow({ ...query, where: { id: r.id } }),
+      resolve: (query, r, _args, ctx) => ctx.domain.db.charge.findUniqueOrThrow({ ...query, where: { id: r.id } }),
     }),
   }),
 });
@@ -76,67 +75,19 @@ const SandboxResetRef = builder.objectRef<SandboxReset>('SandboxReset').implemen
   }),
 });
 
-const TestBookingInput = builder.inputType('TestBookingInput', {
-  description: 'Everything is optional: a vehicle and a customer are made, and the period starts in about an hour for 3 days.',
-  fields: (t) => ({
-    vehicleId: t.id(),
-    customer: t.field({ type: CustomerInput }),
-    startAt: t.field({ type: 'DateTime' }),
-    endAt: t.field({ type: 'DateTime' }),
-    unlimitedMiles: t.boolean(),
-  }),
-});
+const onBooking = [
+  simulatePaymentSuccess, simulatePaymentFailure, simulateIdentityVerified, simulateIdentityRejected, simulateAgreementSigned,
+  simulateDepositSecured, simulatePickup, simulateLate, simulateReturn,
+].map((operation) => [operation.name, operationField(operation)] as const);
+const onCharge = [simulateChargeSuccess, simulateChargeFailure].map((operation) => [operation.name, operationField(operation)] as const);
+const testBooking = operationField(createTestBooking);
+const dispute = operationField(simulateDispute);
+const reset = operationField(resetSandbox);
 
-const TestPickupInput = builder.inputType('TestPickupInput', { fields: (t) => ({ mileageOut: t.int({ description: 'Odometer at pickup.' }) }) });
-const TestReturnInput = builder.inputType('TestReturnInput', { fields: (t) => ({ mileageIn: t.int({ description: 'Odometer at return.' }) }) });
-const TestDisputeInput = builder.inputType('TestDisputeInput', { fields: (t) => ({ reason: t.string(), metadata: t.field({ type: 'JSON' }) }) });
-
-builder.mutationFields((t) => {
-  const bookingId = () => ({ bookingId: t.arg.id({ required: true }) });
-  const chargeId = () => ({ chargeId: t.arg.id({ required: true }) });
-  const onBooking = (description: string, run: (ctx: DomainContext, id: string) => Promise<BookingSimulation>) =>
-    t.field({ type: BookingSimulationRef, description, args: bookingId(), resolve: (_root, args, ctx) => run(ctx.domain, String(args.bookingId)) });
-  const onCharge = (description: string, run: (ctx: DomainContext, id: string) => Promise<ChargeSimulation>) =>
-    t.field({ type: ChargeSimulationRef, description, args: chargeId(), resolve: (_root, args, ctx) => run(ctx.domain, String(args.chargeId)) });
-
-  return {
-    testCreateBooking: t.field({
-      type: BookingSimulationRef,
-      description: 'Sandbox: create a test booking (emits booking.created).',
-      args: { input: t.arg({ type: TestBookingInput }) },
-      resolve: (_root, args, ctx) => createTestBooking(ctx.domain, args.input ?? {}),
-    }),
-    testSucceedPayment: onBooking('Sandbox: the payment succeeds; the booking is booked, then confirmed and made ready when it can.', simulatePaymentSuccess),
-    testFailPayment: onBooking('Sandbox: the card is declined. Always answers the payment_error card_declined, after recording payment.failed.', simulatePaymentFailure),
-    testVerifyIdentity: onBooking('Sandbox: the identity is verified.', simulateIdentityVerified),
-    testFailIdentity: onBooking('Sandbox: the identity is rejected; the booking needs a human (problem).', simulateIdentityRejected),
-    testSignAgreement: onBooking('Sandbox: the rental agreement is signed.', simulateAgreementSigned),
-    testSecureDeposit: onBooking('Sandbox: the security deposit is secured.', simulateDepositSecured),
-    testStartRental: t.field({
-      type: BookingSimulationRef,
-      description: 'Sandbox: pickup; the rental starts (booking_not_ready while a gate is unmet).',
-      args: { ...bookingId(), input: t.arg({ type: TestPickupInput }) },
-      resolve: (_root, args, ctx) => simulatePickup(ctx.domain, String(args.bookingId), args.input ?? {}),
-    }),
-    testMakeLate: onBooking('Sandbox: the active rental becomes late.', simulateLate),
-    testSubmitReturn: t.field({
-      type: BookingSimulationRef,
-      description: 'Sandbox: the return is submitted for review; over-miles become a mileage charge.',
-      args: { ...bookingId(), input: t.arg({ type: TestReturnInput }) },
-      resolve: (_root, args, ctx) => simulateReturn(ctx.domain, String(args.bookingId), args.input ?? {}),
-    }),
-    testSucceedCharge: onCharge('Sandbox: collection of a post-trip charge succeeds.', simulateChargeSuccess),
-    testFailCharge: onCharge('Sandbox: collection fails; the booking needs a human (problem).', simulateChargeFailure),
-    testDisputeCharge: t.prismaField({
-      type: 'Dispute',
-      description: 'Sandbox: the customer disputes the charge (emits dispute.created).',
-      args: { ...chargeId(), input: t.arg({ type: TestDisputeInput }) },
-      resolve: (query, _root, args, ctx) => simulateDispute(ctx.domain, String(args.chargeId), args.input ?? {}, query),
-    }),
-    testReset: t.field({
-      type: SandboxResetRef,
-      description: "Sandbox: delete this business's test data so a scenario can be repeated.",
-      resolve: (_root, _args, ctx) => resetSandbox(ctx.domain),
-    }),
-  };
-});
+builder.mutationFields((t) => ({
+  testCreateBooking: testBooking.plain(t, BookingSimulationRef),
+  ...Object.fromEntries(onBooking.map(([name, field]) => [name, field.plain(t, BookingSimulationRef)])),
+  ...Object.fromEntries(onCharge.map(([name, field]) => [name, field.plain(t, ChargeSimulationRef)])),
+  testDisputeCharge: dispute.prisma(t, 'Dispute'),
+  testReset: reset.plain(t, SandboxResetRef),
+}));

@@ -1,23 +1,26 @@
 import { GraphQLError, Kind } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { builder } from '../builder.ts';
-import { timestamp } from '../domain/shared/validation.ts';
 
-function parseTimestamp(value: unknown): Date {
-  const parsed = timestamp.safeParse(value);
-  if (!parsed.success || typeof value !== 'string') {
+/**
+ * DateTime inputs stay strings here: the operation's declaration parses them (one strict
+ * reader, src/domain/shared/validation.ts `timestamp`), so GraphQL and REST refuse the same
+ * values with the same message.
+ */
+function asString(value: unknown): string {
+  if (typeof value !== 'string') {
     throw new GraphQLError('expected an ISO 8601 timestamp with a UTC offset, e.g. 2026-12-01T10:00:00Z', {
       extensions: { type: 'validation_error', code: 'parameter_invalid', status: 422 },
     });
   }
-  return parsed.data;
+  return value;
 }
 
 builder.scalarType('DateTime', {
   description: 'ISO 8601 timestamp with a UTC offset; always answered in UTC (Z).',
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
-  parseValue: parseTimestamp,
-  parseLiteral: (ast) => parseTimestamp(ast.kind === Kind.STRING ? ast.value : undefined),
+  parseValue: asString,
+  parseLiteral: (ast) => asString(ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
 builder.addScalarType('JSON', GraphQLJSON);

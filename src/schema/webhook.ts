@@ -1,12 +1,11 @@
 import { builder } from '../builder.ts';
 import { WEBHOOK_DELIVERY_FIELDS, WEBHOOK_ENDPOINT_FIELDS } from '../domain/webhooks/webhook.fields.ts';
-import {
-  createWebhookEndpoint, getWebhookEndpoint, listDeliveries, listWebhookEndpoints, retryDelivery, sendTestWebhook, updateWebhookEndpoint,
-} from '../domain/webhooks/webhook-endpoint.service.ts';
+import { listWebhookDeliveries, retryWebhookDelivery, sendTestWebhook } from '../domain/webhooks/webhook-deliveries.ts';
+import { createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint } from '../domain/webhooks/webhook-endpoints.ts';
 import { enums } from './enums.ts';
 import { Event } from './event.ts';
 import { exposePublicFields } from './fields.ts';
-import { pageParams, toConnection } from './pagination.ts';
+import { operationField } from './operation-field.ts';
 
 export const WebhookEndpoint = builder.prismaObject('WebhookEndpoint', {
   description: 'A URL that receives signed event deliveries (Standard Webhooks).',
@@ -39,67 +38,23 @@ builder.prismaObject('WebhookMessage', {
   }),
 });
 
-const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
-  fields: (t) => ({
-    url: t.string({ required: true }),
-    enabledEvents: t.stringList({ required: true }),
-    description: t.string(),
-    enabled: t.boolean(),
-    metadata: t.field({ type: 'JSON' }),
-  }),
-});
-
-const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
-  fields: (t) => ({
-    url: t.string(),
-    enabledEvents: t.stringList(),
-    description: t.string(),
-    enabled: t.boolean(),
-    metadata: t.field({ type: 'JSON' }),
-  }),
-});
-
-const SendTestWebhookInput = builder.inputType('SendTestWebhookInput', {
-  fields: (t) => ({ type: t.string({ description: 'Event type to send (default rental.started).' }) }),
-});
+const endpoints = operationField(listWebhookEndpoints);
+const endpoint = operationField(getWebhookEndpoint);
+const deliveries = operationField(listWebhookDeliveries);
+const create = operationField(createWebhookEndpoint);
+const update = operationField(updateWebhookEndpoint);
+const retry = operationField(retryWebhookDelivery);
+const sendTest = operationField(sendTestWebhook);
 
 builder.queryFields((t) => ({
-  webhookEndpoints: t.connection({
-    type: WebhookEndpoint,
-    resolve: async (_root, args, ctx) => toConnection(await listWebhookEndpoints(ctx.domain, pageParams(args)), args),
-  }),
-  webhookEndpoint: t.prismaField({
-    type: 'WebhookEndpoint',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => getWebhookEndpoint(ctx.domain, String(args.id)),
-  }),
-  webhookDeliveries: t.connection({
-    type: WebhookDelivery,
-    args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.id() },
-    resolve: async (_root, args, ctx) =>
-      toConnection(await listDeliveries(ctx.domain, String(args.endpointId), { ...pageParams(args), eventId: args.eventId ? String(args.eventId) : null }), args),
-  }),
+  webhookEndpoints: endpoints.connection(t, WebhookEndpoint),
+  webhookEndpoint: endpoint.prisma(t, 'WebhookEndpoint'),
+  webhookDeliveries: deliveries.connection(t, WebhookDelivery),
 }));
 
 builder.mutationFields((t) => ({
-  createWebhookEndpoint: t.prismaField({
-    type: 'WebhookEndpoint',
-    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
-    resolve: (_query, _root, args, ctx) => createWebhookEndpoint(ctx.domain, args.input),
-  }),
-  updateWebhookEndpoint: t.prismaField({
-    type: 'WebhookEndpoint',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookEndpointInput }) },
-    resolve: (_query, _root, args, ctx) => updateWebhookEndpoint(ctx.domain, String(args.id), args.input ?? {}),
-  }),
-  retryWebhookDelivery: t.prismaField({
-    type: 'WebhookMessage',
-    args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => retryDelivery(ctx.domain, String(args.endpointId), String(args.deliveryId)),
-  }),
-  testSendWebhook: t.field({
-    type: Event,
-    args: { endpointId: t.arg.id({ required: true }), input: t.arg({ type: SendTestWebhookInput }) },
-    resolve: (_root, args, ctx) => sendTestWebhook(ctx.domain, String(args.endpointId), args.input ?? {}),
-  }),
+  createWebhookEndpoint: create.prisma(t, 'WebhookEndpoint'),
+  updateWebhookEndpoint: update.prisma(t, 'WebhookEndpoint'),
+  retryWebhookDelivery: retry.prisma(t, 'WebhookMessage'),
+  testSendWebhook: sendTest.plain(t, Event),
 }));

@@ -1,11 +1,14 @@
 import type { AppConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { tenantDbFactory, type TenantDbFactory } from '../db/tenant-db.ts';
 import { OUTBOX_CHANNEL, presentEvent, recordEvent } from '../domain/events/event.service.ts';
 import { newId } from '../domain/shared/ids.ts';
 import { present } from '../domain/shared/presenter.ts';
 import { WEBHOOK_DELIVERY_FIELDS } from '../domain/webhooks/webhook.fields.ts';
 import { isDelivered, nextRetryDelay } from '../domain/webhooks/retry-schedule.ts';
 import { signatureHeaders } from '../domain/webhooks/signing.ts';
+import { privateTargetsAllowed, type PrivateTargetPolicy } from '../domain/webhooks/url-policy.ts';
+import { guardedFetch } from './guarded-dispatcher.ts';
 
 export interface DeliveryWorkerOptions {
   /** Fallback poll for due retries (NOTIFY wakes the worker for new events). */
@@ -18,13 +21,15 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** SANDBOX_RETRY_SCALE: multiplies the retry delays of test-mode deliveries. */
   sandboxRetryScale: number;
+  /** WEBHOOK_PRIVATE_URLS: where private targets are reached (elsewhere the guarded dispatcher refuses them). */
+  privateUrls: PrivateTargetPolicy;
 }
 
-export const DEFAULT_WORKER_OPTIONS: DeliveryWorkerOptions = { pollMs: 1_000, leaseMs: 60_000, timeoutMs: 10_000, batchSize: 50, concurrency: 16, sandboxRetryScale: 1 };
+export const DEFAULT_WORKER_OPTIONS: DeliveryWorkerOptions = { pollMs: 1_000, leaseMs: 60_000, timeoutMs: 10_000, batchSize: 50, concurrency: 16, sandboxRetryScale: 1, privateUrls: 'sandbox' };
 
 /** Worker options from the app configuration (WEBHOOK_* and SANDBOX_RETRY_SCALE variables). */
 export function workerOptions(config: AppConfig): Partial<DeliveryWorkerOptions> {
-  return { pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, timeoutMs: config.webhookTimeoutMs, sandboxRetryScale: config.sandboxRetryScale };
+  return { pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, timeoutMs: config.webhookTimeoutMs, sandboxRetryScale: config.sandboxRetryScale, privateUrls: config.webhookPrivateUrls };
 }
 
 type Claimed = Awaited<ReturnType<typeof claimDue>>[number];
@@ -54,8 +59,12 @@ async function claimDue(db: Database, options: DeliveryWorkerOptions, limit: num
   });
 }
 
-/** POST one event to its endpoint, signed per Standard Webhooks; never throws. */
-async function send(message: Claimed, timeoutMs: number) {
+/**
+ * POST one event to its endpoint, signed per Standard Webhooks; never throws. Where private
+ * targets are not allowed, through the guarded dispatcher: a refused address is a failed
+ * attempt like any network error.
+ */
+async function send(message: Claimed, timeoutMs: number, privateUrls: PrivateTargetPolicy) {
   const body = JSON.stringify(presentEvent(message.event));
   const headers = {
     'content-type': 'application/json',
@@ -65,7 +74,8 @@ async function send(message: Claimed, timeoutMs: number) {
   };
   const started = performance.now();
   try {
-    const res = await fetch(message.endpoint.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const post = privateTargetsAllowed(privateUrls, message.livemode) ? fetch : guardedFetch;
+    const res = await post(message.endpoint.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel().catch(() => {});
     return { status: res.status, error: null, durationMs: Math.round(performance.now() - started) };
   } catch (err) {
@@ -75,13 +85,13 @@ async function send(message: Claimed, timeoutMs: number) {
   }
 }
 
-/** Record one attempt and schedule what follows, in one transaction. */
-async function recordAttempt(db: Database, message: Claimed, outcome: Awaited<ReturnType<typeof send>>, options: DeliveryWorkerOptions) {
+/** Record one attempt and schedule what follows, in one transaction of the message's tenant. */
+async function recordAttempt(tenantDb: TenantDbFactory, message: Claimed, outcome: Awaited<ReturnType<typeof send>>, options: DeliveryWorkerOptions) {
   const attempt = message.attempts + 1;
   const delivered = isDelivered(outcome.status);
   const delay = delivered ? null : nextRetryDelay(attempt, message.livemode, options.sandboxRetryScale);
   const nextRetryAt = delay === null ? null : new Date(Date.now() + delay);
-  await db.prisma.$transaction(async (tx) => {
+  await tenantDb({ businessId: message.businessId, livemode: message.livemode }).$transaction(async (tx) => {
     const delivery = await tx.webhookDelivery.create({
       data: {
         id: newId('webhookDelivery'),
@@ -136,6 +146,8 @@ export interface DeliveryWorker {
  */
 export async function startDeliveryWorker(db: Database, overrides: Partial<DeliveryWorkerOptions> = {}): Promise<DeliveryWorker> {
   const options = { ...DEFAULT_WORKER_OPTIONS, ...overrides };
+  // Claims look across every business; each attempt is then written in its own tenant's scope.
+  const tenantDb = tenantDbFactory(db.prisma);
   if (options.leaseMs <= options.timeoutMs) {
     console.warn(`webhook worker: the lease (${options.leaseMs} ms) is not longer than the answer timeout (${options.timeoutMs} ms); another worker may send a message again while a slow answer is awaited`);
   }
@@ -188,8 +200,8 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
   }
 
   function send1(message: Claimed) {
-    const attempt: Promise<void> = send(message, options.timeoutMs)
-      .then((outcome) => recordAttempt(db, message, outcome, options))
+    const attempt: Promise<void> = send(message, options.timeoutMs, options.privateUrls)
+      .then((outcome) => recordAttempt(tenantDb, message, outcome, options))
       .catch((err) => console.error('webhook attempt not recorded', err))
       .finally(() => {
         sending.delete(attempt);

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type AppConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { createBusiness, type CreatedBusiness } from '../../src/domain/business/business.service.ts';
+import { createBusiness, type CreatedBusiness } from '../../src/platform/businesses.ts';
 import { buildApp, type App } from '../../src/server.ts';
 import { createTestPostgresDatabase } from './postgres.ts';
 

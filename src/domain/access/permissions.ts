@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/errors.ts';
+import { AccessErrors } from './access.errors.ts';
 
 /** The spec's API groups; a permission is `<group>:read` or `<group>:write`. */
 export const PERMISSION_GROUPS = [
@@ -34,7 +34,7 @@ export function isPermission(value: string): value is Permission {
   return (ALL_PERMISSIONS as readonly string[]).includes(value);
 }
 
-/** Who is calling: resolved from the API key by src/domain/access/api-keys.ts. */
+/** Who is calling: resolved from the API key by src/platform/api-keys.ts. */
 export interface Principal {
   businessId: string;
   livemode: boolean;
@@ -45,45 +45,37 @@ export interface Principal {
   permissions: ReadonlySet<Permission> | 'all';
 }
 
+/** Who may call an operation, declared once with it (src/domain/shared/operation.ts). */
+export interface OperationAccess {
+  /** The permission it needs; null when any key of the business may (none yet). */
+  permission: Permission | null;
+  /** Publishable keys may call it too (the contract's public allow list). */
+  publishable?: boolean;
+  /** A sandbox simulation (/v1/test/*): test secret keys only. */
+  sandbox?: boolean;
+}
+
 /**
- * The one permission check. Publishable keys may only call the operations that declare
- * themselves public (CONTRACT.md's allow list); everything else needs a secret key.
+ * The one access check, run by the edge before any input is read (so a refused key never
+ * sees a 422) and again when the operation runs. Sandbox simulations take only a test secret
+ * key (a live key: `sandbox_only`); publishable keys only what declares itself public
+ * (`secret_key_required`); then the operation's permission (`permission_denied`).
  */
-export function authorize(principal: Principal, permission: Permission, options: { publishable?: boolean } = {}): void {
+export function assertAccess(principal: Principal, access: OperationAccess): void {
+  if (access.sandbox && principal.livemode) throw AccessErrors.sandboxOnly();
   if (principal.keyKind === 'publishable') {
-    if (options.publishable) return;
-    throw secretKeyRequired();
+    if (access.publishable && !access.sandbox) return;
+    throw AccessErrors.secretKeyRequired();
   }
-  if (principal.permissions === 'all' || principal.permissions.has(permission)) return;
-  throw new DomainError('authorization_error', 'permission_denied', `This key lacks the permission '${permission}'.`);
-}
-
-/**
- * The check of every sandbox simulation (/v1/test/*, CONTRACT.md "Environments and keys"):
- * only a test secret key. A live key is 403 `sandbox_only`, a publishable test key 403
- * `secret_key_required`; then the operation's permission, if it names one.
- */
-export function authorizeSandbox(principal: Principal, permission?: Permission): void {
-  if (principal.livemode) {
-    throw new DomainError('authorization_error', 'sandbox_only', 'Sandbox simulations take only a test secret key (svc_test_sk_...); live keys never reach test data.');
-  }
-  if (principal.keyKind === 'publishable') throw secretKeyRequired();
-  if (permission) authorize(principal, permission);
-}
-
-function secretKeyRequired(): DomainError {
-  return new DomainError('authorization_error', 'secret_key_required', 'This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes.');
+  if (access.permission === null || principal.permissions === 'all' || principal.permissions.has(access.permission)) return;
+  throw AccessErrors.permissionDenied(access.permission);
 }
 
 /**
  * When the operator names separate sandbox and production hosts, a key used on the other
- * environment's host is refused (CONTRACT.md "Environments and keys").
+ * environment's host is refused (the contract's "Environments and keys").
  */
 export function assertKeyEnvironment(principal: Principal, hostEnvironment: 'live' | 'test' | null): void {
   if (hostEnvironment === null || hostEnvironment === (principal.livemode ? 'live' : 'test')) return;
-  throw new DomainError(
-    'authentication_error',
-    'api_key_environment_mismatch',
-    `This host serves the ${hostEnvironment === 'live' ? 'production' : 'sandbox'} environment; use a svc_${hostEnvironment}_ key here.`,
-  );
+  throw AccessErrors.environmentMismatch(hostEnvironment);
 }

@@ -12,7 +12,7 @@ export const bookingFacts = (overrides: Partial<BookingFacts> = {}): BookingFact
 });
 
 /** The error `fn` throws; fails the test when it throws none. */
-export function errorOf(fn: () => unknown): { type: string; code: string; message: string } {
+export function errorOf(fn: () => unknown): { type: string; code: string; message: string; details?: Record<string, unknown> } {
   try {
     fn();
   } catch (e) {

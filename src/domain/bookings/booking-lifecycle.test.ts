@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bookingFacts as facts, errorOf } from './booking-facts.fixture.ts';
-import { BOOKING_STATES, nextStates, transition } from './booking-state.ts';
+import { BOOKING_STATES, bookingMachine, nextStates } from './booking-state.ts';
+
+const transition = bookingMachine.check;
 import { automaticAction } from './booking-lifecycle.ts';
 
 describe('start_rental (pickup) from any pre-pickup state', () => {

@@ -1,10 +1,9 @@
 import type { Booking } from '../../generated/prisma/client.ts';
-import type { GateStatus } from '../../generated/prisma/enums.ts';
 import { readSettings, type BusinessSettings } from '../business/business-settings.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
-import { BOOKING_ACTIONS, unmetGuards, type BookingAction, type BookingFacts, type GateName } from './booking-state.ts';
-import { applyBookingAction, compareAndSetBooking } from './booking-transitions.ts';
+import { bookingMachine, type BookingAction, type BookingFacts } from './booking-state.ts';
+import { applyBookingAction } from './booking-transitions.ts';
 
 /** What a lifecycle step did: the booking after it, and the events it emitted, in order. */
 export interface BookingOutcome {
@@ -13,19 +12,19 @@ export interface BookingOutcome {
 }
 
 /**
- * The step the platform takes by itself from here, or null (CONTRACT.md "Booking"): a booked
- * booking is confirmed when approval is automatic; a confirmed one is ready for pickup once
- * every gate is met.
+ * The step the platform takes by itself from here, or null (the contract's "Booking"): a
+ * booked booking is confirmed when approval is automatic; a confirmed one is ready for pickup
+ * once every gate is met.
  */
 export function automaticAction(facts: BookingFacts, approvalMode: BusinessSettings['booking_approval_mode']): BookingAction | null {
   if (facts.state === 'booked' && approvalMode === 'automatic') return 'confirm';
-  if (facts.state === 'confirmed' && unmetGuards(BOOKING_ACTIONS.mark_ready, facts).length === 0) return 'mark_ready';
+  if (bookingMachine.can(facts, 'mark_ready')) return 'mark_ready';
   return null;
 }
 
 /**
  * Advance a booking while the platform may: call this after every gate change, in the same
- * transaction. Each step goes through the transition table and records its event.
+ * transaction. Each step goes through the table and records its event.
  */
 export async function advanceBooking(tx: Db, origin: EventOrigin, booking: Booking): Promise<BookingOutcome> {
   const business = await tx.business.findUnique({ where: { id: booking.businessId }, select: { settings: true } });
@@ -34,24 +33,20 @@ export async function advanceBooking(tx: Db, origin: EventOrigin, booking: Booki
   let current = booking;
   for (let action = automaticAction(current, mode); action; action = automaticAction(current, mode)) {
     current = await applyBookingAction(tx, origin, current, action);
-    events.push(BOOKING_ACTIONS[action].event);
+    events.push(bookingMachine.actions[action].event!);
   }
   return { booking: current, events };
 }
 
-/** A booking that needs a human goes to `problem`, where the table allows it; elsewhere it stays. */
-export async function flagProblemIfAllowed(tx: Db, origin: EventOrigin, booking: Booking): Promise<BookingOutcome> {
-  if (!(BOOKING_ACTIONS.flag_problem.from as readonly string[]).includes(booking.state)) return { booking, events: [] };
-  return { booking: await applyBookingAction(tx, origin, booking, 'flag_problem'), events: [BOOKING_ACTIONS.flag_problem.event] };
+/** Run a booking action, reporting its event (if any) as an outcome. */
+export async function bookingStep(tx: Db, origin: EventOrigin, booking: Booking, action: BookingAction, changes: Parameters<typeof applyBookingAction>[4] = {}): Promise<BookingOutcome> {
+  const updated = await applyBookingAction(tx, origin, booking, action, changes);
+  const event = bookingMachine.actions[action].event;
+  return { booking: updated, events: event ? [event] : [] };
 }
 
-export type GateChanges = Partial<Record<`${GateName}Gate`, GateStatus>>;
-
-/**
- * Change gates of a booking (never its state), compare-and-set like every lifecycle write.
- * A gate the business waived (`not_required`) stays waived whatever a check reports.
- */
-export async function updateGates(tx: Db, booking: Booking, gates: GateChanges): Promise<Booking> {
-  const data = Object.fromEntries(Object.entries(gates).filter(([gate]) => booking[gate as keyof GateChanges] !== 'not_required'));
-  return Object.keys(data).length ? compareAndSetBooking(tx, booking, data) : booking;
+/** A booking that needs a human goes to `problem`, where the table allows it; elsewhere it stays. */
+export async function flagProblemIfAllowed(tx: Db, origin: EventOrigin, booking: Booking): Promise<BookingOutcome> {
+  if (!bookingMachine.can(booking, 'flag_problem')) return { booking, events: [] };
+  return bookingStep(tx, origin, booking, 'flag_problem');
 }

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bookingFacts as facts } from './booking-facts.fixture.ts';
+import { bookingFacts as facts, errorOf } from './booking-facts.fixture.ts';
 import { DomainError } from '../shared/errors.ts';
-import { BOOKING_ACTIONS, BOOKING_STATES, nextStates, transition } from './booking-state.ts';
+import { BOOKING_STATES, bookingMachine, nextStates } from './booking-state.ts';
+
+const transition = bookingMachine.check;
 
 describe('booking transition table', () => {
   it('reaches every one of the 13 states of the spec', () => {
-    const targets = new Set(Object.values(BOOKING_ACTIONS).map((r) => r.to));
+    const targets = new Set(Object.values(bookingMachine.actions).map((r) => r.to));
     expect(BOOKING_STATES).toHaveLength(13);
     for (const state of BOOKING_STATES) if (state !== 'pending_payment') expect(targets).toContain(state);
   });
@@ -49,5 +51,28 @@ describe('booking transition table', () => {
     expect(nextStates(facts({ state: 'confirmed', identityGate: 'pending' }))).not.toContain('ready_for_pickup');
     expect(nextStates(facts({ state: 'confirmed' }))).toContain('ready_for_pickup');
     expect(nextStates(facts({ state: 'canceled' }))).toEqual([]);
+  });
+});
+
+describe('booking gate actions', () => {
+  it('names the unmet gates in unmet_gates, for clients to switch on', () => {
+    const err = errorOf(() => transition(facts({ state: 'booked', depositGate: 'pending', identityGate: 'failed' }), 'start_rental')) as DomainError;
+    expect(err.details).toEqual({ unmet_gates: ['deposit', 'identity', 'confirmation'] });
+  });
+
+  it('changes gates only before pickup or while a problem is open, never the state', () => {
+    for (const state of ['pending_payment', 'booked', 'confirmed', 'ready_for_pickup', 'problem'] as const) {
+      expect(transition(facts({ state }), 'verify_identity')).toMatchObject({ set: { identityGate: 'satisfied' } });
+      expect(transition(facts({ state }), 'secure_deposit').to).toBeUndefined();
+    }
+    for (const state of ['active', 'late', 'return_in_review', 'completed', 'canceled', 'refunded'] as const) {
+      const err = errorOf(() => transition(facts({ state }), 'sign_agreement')) as DomainError;
+      expect(err).toMatchObject({ code: 'invalid_state_transition', details: { object: 'booking', current_state: state } });
+      expect(err.message).toBe(`Cannot sign the agreement of a booking in state '${state}'.`);
+    }
+  });
+
+  it('never offers a gate action as a next state', () => {
+    expect(nextStates(facts({ state: 'problem' }))).toEqual(['confirmed', 'active', 'return_in_review', 'completed', 'canceled']);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DomainContext } from '../shared/context.ts';
 
 /**
  * Rental settings of a business (SPEC.md "Named field sets"). Stored as JSON; every read
@@ -25,4 +26,10 @@ export function readSettings(stored: unknown): BusinessSettings {
   const parsed = businessSettingsSchema.safeParse(stored ?? {});
   // Stored settings were validated on write; a row from an older shape falls back to defaults.
   return parsed.success ? parsed.data : businessSettingsSchema.parse({});
+}
+
+/** The calling business's rental settings (defaults filled in) and currency. */
+export async function loadSettings(ctx: DomainContext) {
+  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { settings: true, currency: true } });
+  return { settings: readSettings(business?.settings), currency: business?.currency ?? 'usd' };
 }

@@ -1,47 +1,48 @@
+import type { Charge } from '../../generated/prisma/client.ts';
 import type { ChargeState } from '../../generated/prisma/enums.ts';
-import { conflict } from '../shared/errors.ts';
+import type { Lifecycle } from '../shared/lifecycle.ts';
+import { defineMachine } from '../shared/state-machine.ts';
+import { ChargeErrors } from './charge.errors.ts';
+import { presentCharge } from './charge.fields.ts';
 
-/**
- * The lifecycle of a post-trip charge, as one table like the booking's
- * (src/domain/bookings/booking-state.ts). A charge changes state only through
- * `chargeTransition`; the event named here is recorded with the change.
- */
 export interface ChargeFacts {
   state: ChargeState;
-  /** Open disputes on any charge of the same booking: they lock post-trip collection (SPEC.md gating rule 4). */
-  openDisputes: number;
+  id?: string;
 }
 
-export type ChargeGuardName = 'no_dispute_lock';
+const disputeLock = (c: ChargeFacts) => ChargeErrors.disputed(c.id ?? 'this charge');
 
-export const CHARGE_GUARDS: Record<ChargeGuardName, (c: ChargeFacts) => string | null> = {
-  no_dispute_lock: (c) => (c.openDisputes > 0 ? `${c.openDisputes} open dispute(s) on the booking lock collection` : null),
+/**
+ * A post-trip charge (the contract's "Money"): pending → processing → succeeded | failed;
+ * pending | failed → waived; disputed while a dispute of it is open (before or after
+ * collection), which locks collection (the spec's gating rule 4: 409 charge_disputed).
+ */
+export const chargeMachine = defineMachine({
+  object: 'charge',
+  states: ['pending', 'processing', 'succeeded', 'failed', 'waived', 'disputed'] as const satisfies readonly ChargeState[],
+  initial: ['pending'],
+  terminal: ['waived'],
+  actions: {
+    collect: { from: ['pending', 'failed'], to: 'processing', lockedIn: { disputed: disputeLock } },
+    succeed: { from: ['pending', 'processing', 'failed'], to: 'succeeded', event: 'charge.succeeded', verb: 'collect', lockedIn: { disputed: disputeLock } },
+    fail: { from: ['pending', 'processing'], to: 'failed', event: 'charge.failed', verb: 'fail the collection of', lockedIn: { disputed: disputeLock } },
+    waive: { from: ['pending', 'failed'], to: 'waived', event: 'charge.waived' },
+    // The dispute's own events tell about it (dispute.created).
+    dispute: { from: ['pending', 'processing', 'succeeded', 'failed'], to: 'disputed' },
+    // A closed dispute: the charge stands again, collectable, or collected as it was.
+    reinstate: { from: ['disputed'], to: 'pending' },
+    reinstate_collected: { from: ['disputed'], to: 'succeeded', verb: 'reinstate' },
+    // An approved dispute: the customer's claim is accepted.
+    waive_disputed: { from: ['disputed'], to: 'waived', event: 'charge.waived', verb: 'waive' },
+  },
+});
+
+export type ChargeAction = keyof typeof chargeMachine.actions;
+
+export const chargeLifecycle: Lifecycle<Charge, ChargeFacts, ChargeAction> = {
+  machine: chargeMachine,
+  records: (db) => db.charge,
+  facts: (charge) => ({ state: charge.state, id: charge.id }),
+  present: presentCharge,
+  bookingId: (charge) => charge.bookingId,
 };
-
-export interface ChargeRule {
-  from: readonly ChargeState[];
-  to: ChargeState;
-  guards?: readonly ChargeGuardName[];
-  /** Recorded with the charge as its object; the dispute action's event is the dispute's own. */
-  event?: string;
-}
-
-export const CHARGE_ACTIONS = {
-  succeed: { from: ['pending', 'processing', 'failed'], to: 'succeeded', guards: ['no_dispute_lock'], event: 'charge.succeeded' },
-  fail: { from: ['pending', 'processing'], to: 'failed', event: 'charge.failed' },
-  // A customer may contest a charge before or after it was collected.
-  dispute: { from: ['pending', 'processing', 'succeeded', 'failed'], to: 'disputed' },
-} as const satisfies Record<string, ChargeRule>;
-
-export type ChargeAction = keyof typeof CHARGE_ACTIONS;
-
-/** Check an action against a charge: its rule, or 409 `invalid_state_transition` naming the state or the lock. */
-export function chargeTransition(facts: ChargeFacts, action: ChargeAction): ChargeRule {
-  const rule: ChargeRule = CHARGE_ACTIONS[action];
-  if (!rule.from.includes(facts.state)) {
-    throw conflict('invalid_state_transition', `Cannot ${action} a charge in state '${facts.state}'.`);
-  }
-  const unmet = (rule.guards ?? []).map((g) => CHARGE_GUARDS[g](facts)).filter((r): r is string => r !== null);
-  if (unmet.length) throw conflict('invalid_state_transition', `Cannot ${action} the charge: ${unmet.join('; ')}.`);
-  return rule;
-}

@@ -1,4 +1,6 @@
-import type { PublicFields } from '../shared/presenter.ts';
+import type { Charge } from '../../generated/prisma/client.ts';
+import { present, type PublicFields } from '../shared/presenter.ts';
+import { chargeMachine } from './charge-state.ts';
 
 export const CHARGE_FIELDS: PublicFields = {
   id: { kind: 'id' },
@@ -14,3 +16,7 @@ export const CHARGE_FIELDS: PublicFields = {
   metadata: { kind: 'json' },
   createdAt: { kind: 'datetime' },
 };
+
+export function presentCharge(charge: Charge) {
+  return present('charge', CHARGE_FIELDS, charge, { next_states: chargeMachine.nextStates(charge) });
+}

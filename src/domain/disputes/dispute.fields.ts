@@ -1,4 +1,6 @@
-import type { PublicFields } from '../shared/presenter.ts';
+import type { Dispute } from '../../generated/prisma/client.ts';
+import { present, type PublicFields } from '../shared/presenter.ts';
+import { disputeMachine } from './dispute-state.ts';
 
 export const DISPUTE_FIELDS: PublicFields = {
   id: { kind: 'id' },
@@ -9,3 +11,7 @@ export const DISPUTE_FIELDS: PublicFields = {
   metadata: { kind: 'json' },
   createdAt: { kind: 'datetime' },
 };
+
+export function presentDispute(dispute: Dispute) {
+  return present('dispute', DISPUTE_FIELDS, dispute, { next_states: disputeMachine.nextStates(dispute) });
+}

@@ -1,14 +1,17 @@
 /**
- * Event types the platform emits (SPEC.md "Events" and the lifecycle of CONTRACT.md).
- * Webhook endpoints subscribe to these, or to "*".
+ * Event types the platform emits (the spec's "Events" and the lifecycle tables). Webhook
+ * endpoints subscribe to these, or to "*". The tables (`*-state.ts`) may only emit these:
+ * the engine checks it when a table loads.
  */
 export const EVENT_TYPES = [
   'booking.created', 'booking.checkout_started', 'booking.confirmed', 'booking.canceled', 'booking.problem',
   'payment.processing', 'payment.succeeded', 'payment.failed', 'payment.refunded',
-  'identity.verified', 'identity.rejected', 'agreement.signed',
+  'identity.verified', 'identity.rejected', 'agreement.sent', 'agreement.signed',
+  'insurance.submitted', 'insurance.approved', 'insurance.rejected',
   'deposit.secured', 'deposit.released', 'deposit.captured',
   'pickup.ready', 'rental.started', 'rental.late', 'return.submitted', 'rental.completed',
-  'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived', 'dispute.created',
+  'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived',
+  'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',
   'message.created', 'delivery.retrying',
 ] as const;
 

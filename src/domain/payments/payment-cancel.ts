@@ -1,34 +1,28 @@
-import type { Payment } from '../../generated/prisma/client.ts';
+import type { Booking, Payment } from '../../generated/prisma/client.ts';
+import { depositLifecycle, depositMachine } from '../deposits/deposit-state.ts';
+import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
-import { newId } from '../shared/ids.ts';
-import { present } from '../shared/presenter.ts';
-import { recordEvent, type EventOrigin } from '../events/event.service.ts';
-import { DEPOSIT_FIELDS, PAYMENT_FIELDS } from './payment.fields.ts';
+import { runAction } from '../shared/lifecycle.ts';
+import { recordTransaction } from './transactions.ts';
+import { paymentLifecycle, paymentMachine } from './payment-state.ts';
 
-/** On cancellation: refund what is due, or stop collecting a payment that never succeeded. */
-export async function settlePaymentOnCancel(tx: Db, origin: EventOrigin, payment: Payment, refundCents: number): Promise<void> {
+/** On cancellation: refund what is due (`payment.refunded`), or stop collecting a payment that never succeeded. */
+export async function settlePaymentOnCancel(tx: Db, origin: EventOrigin, payment: Payment, refundCents: number, now: Date): Promise<void> {
   if (refundCents > 0) {
     const refunded = payment.amountRefundedCents + refundCents;
-    const updated = await tx.payment.update({
-      where: { id: payment.id },
-      data: { amountRefundedCents: refunded, state: refunded >= payment.amountCents ? 'refunded' : 'partially_refunded' },
-    });
-    await tx.transaction.create({
-      data: { id: newId('transaction'), businessId: origin.businessId, livemode: origin.livemode, bookingId: payment.bookingId, type: 'refund', status: 'succeeded', amountCents: refundCents, currency: payment.currency },
-    });
-    await recordEvent(tx, origin, { type: 'payment.refunded', bookingId: payment.bookingId, object: present('payment', PAYMENT_FIELDS, updated) });
-  } else if (['requires_payment', 'checkout_started', 'processing'].includes(payment.state)) {
-    await tx.payment.update({ where: { id: payment.id }, data: { state: 'canceled' } });
+    await runAction(tx, origin, paymentLifecycle, payment, refunded >= payment.amountCents ? 'refund_fully' : 'refund_partially', { amountRefundedCents: refunded });
+    await recordTransaction(tx, origin, { bookingId: payment.bookingId, type: 'refund', status: 'succeeded', amountCents: refundCents, currency: payment.currency });
+  } else if (paymentMachine.can(payment, 'cancel')) {
+    await runAction(tx, origin, paymentLifecycle, payment, 'cancel');
   }
 }
 
-/** A secured deposit goes back to the customer when the booking is canceled. */
-export async function releaseDepositOnCancel(tx: Db, origin: EventOrigin, bookingId: string): Promise<void> {
-  const deposit = await tx.deposit.findUnique({ where: { bookingId } });
-  if (!deposit || deposit.state !== 'secured') return;
-  const released = await tx.deposit.update({ where: { id: deposit.id }, data: { state: 'released', releasedAt: new Date() } });
-  await tx.transaction.create({
-    data: { id: newId('transaction'), businessId: origin.businessId, livemode: origin.livemode, bookingId, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents, currency: deposit.currency },
-  });
-  await recordEvent(tx, origin, { type: 'deposit.released', bookingId, object: present('deposit', DEPOSIT_FIELDS, released) });
+/** A secured deposit goes back to the customer when the booking is canceled (`deposit.released`). */
+export async function releaseDepositOnCancel(tx: Db, origin: EventOrigin, booking: Booking, now: Date): Promise<void> {
+  const deposit = await tx.deposit.findUnique({ where: { bookingId: booking.id } });
+  if (!deposit) return;
+  const record = { ...deposit, bookingState: booking.state };
+  if (!depositMachine.can(record, 'release')) return;
+  await runAction(tx, origin, depositLifecycle, record, 'release', { releasedAt: now });
+  await recordTransaction(tx, origin, { bookingId: booking.id, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents, currency: deposit.currency });
 }

@@ -1,4 +1,6 @@
-import type { PublicFields } from '../shared/presenter.ts';
+import type { Payment } from '../../generated/prisma/client.ts';
+import { present, type PublicFields } from '../shared/presenter.ts';
+import { paymentMachine } from './payment-state.ts';
 
 export const PAYMENT_FIELDS: PublicFields = {
   id: { kind: 'id' },
@@ -13,19 +15,6 @@ export const PAYMENT_FIELDS: PublicFields = {
   createdAt: { kind: 'datetime' },
 };
 
-export const DEPOSIT_FIELDS: PublicFields = {
-  id: { kind: 'id' },
-  livemode: { kind: 'boolean' },
-  bookingId: { kind: 'id' },
-  state: { kind: { enum: 'DepositState' } },
-  amountCents: { kind: 'int' },
-  capturedCents: { kind: 'int' },
-  currency: { kind: 'string' },
-  securedAt: { kind: 'datetime', nullable: true },
-  releasedAt: { kind: 'datetime', nullable: true },
-  createdAt: { kind: 'datetime' },
-};
-
 export const TRANSACTION_FIELDS: PublicFields = {
   id: { kind: 'id' },
   livemode: { kind: 'boolean' },
@@ -37,3 +26,7 @@ export const TRANSACTION_FIELDS: PublicFields = {
   currency: { kind: 'string' },
   createdAt: { kind: 'datetime' },
 };
+
+export function presentPayment(payment: Payment) {
+  return present('payment', PAYMENT_FIELDS, payment, { next_states: paymentMachine.nextStates(payment) });
+}

@@ -1,4 +1,4 @@
-import { validationError } from '../shared/errors.ts';
+import { validationError } from '../shared/common.errors.ts';
 
 /** The spec's mileage object (SPEC.md "Mileage object"), in the domain's camelCase. */
 export interface Mileage {

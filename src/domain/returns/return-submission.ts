@@ -1,8 +1,7 @@
 import type { Booking } from '../../generated/prisma/client.ts';
 import type { BookingOutcome } from '../bookings/booking-lifecycle.ts';
-import { BOOKING_ACTIONS } from '../bookings/booking-state.ts';
-import { applyBookingAction } from '../bookings/booking-transitions.ts';
-import { insertCharge } from '../charges/charge-transitions.ts';
+import { bookingStep } from '../bookings/booking-lifecycle.ts';
+import { insertCharge } from '../charges/charge-outcomes.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
 import { computeMileage, type Mileage } from './mileage.ts';
@@ -25,8 +24,7 @@ export async function submitReturn(tx: Db, origin: EventOrigin, booking: Booking
     mileageIn !== null && booking.mileageOut !== null
       ? computeMileage({ mileageOut: booking.mileageOut, mileageIn, includedMiles: booking.includedMiles, extraMileFeeCents: booking.extraMileFeeCents, unlimitedMiles: booking.unlimitedMiles })
       : null;
-  const returned = await applyBookingAction(tx, origin, booking, 'submit_return', { mileageIn, returnedAt: now });
-  const events: string[] = [BOOKING_ACTIONS.submit_return.event];
+  const { booking: returned, events } = await bookingStep(tx, origin, booking, 'submit_return', { mileageIn, returnedAt: now });
   const chargeIds: string[] = [];
   if (mileage && mileage.mileageFeeCents > 0) {
     const charge = await insertCharge(tx, origin, {

@@ -1,14 +1,17 @@
+import { CommonErrors } from '../shared/common.errors.ts';
 import { z } from 'zod';
-import { authorizeSandbox } from '../access/permissions.ts';
-import { createBooking } from '../bookings/booking.service.ts';
-import { customerInput } from '../customers/customer.service.ts';
+import { insertBooking } from '../bookings/create-booking.ts';
+import { BookingErrors } from '../bookings/booking.errors.ts';
+import { customerInput } from '../customers/customer-input.ts';
 import type { DomainContext } from '../shared/context.ts';
-import { parseInput, timestamp } from '../shared/validation.ts';
-import { assertNotInPast, createVehicle, rentalPeriod, type CreateVehicleInput } from '../vehicles/vehicle.service.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { id, parseInput, timestamp } from '../shared/validation.ts';
+import { insertVehicle, type VehicleValues } from '../vehicles/create-vehicle.ts';
+import { assertNotInPast, checkRentalPeriod } from '../vehicles/rental-period.ts';
 import type { BookingSimulation } from './sandbox-simulation.ts';
 
 /** What POST /v1/test/bookings makes when the request names no vehicle or customer. */
-export const SANDBOX_VEHICLE: CreateVehicleInput = {
+export const SANDBOX_VEHICLE: VehicleValues = {
   name: 'Sandbox Toyota Corolla',
   make: 'Toyota',
   model: 'Corolla',
@@ -18,43 +21,59 @@ export const SANDBOX_VEHICLE: CreateVehicleInput = {
   includedMiles: 200,
   extraMileFeeCents: 35,
   unlimitedMilesDailyCents: 1500,
+  deliveryOptions: [],
+  accessMethod: 'in_person',
+  minimumAge: 21,
+  photos: [],
+  features: [],
+  metadata: {},
 };
-export const SANDBOX_CUSTOMER = { name: 'Test Customer', email: 'customer@example.com', phone: '+1 512 555 0100' };
+const SANDBOX_CUSTOMER = parseInput(customerInput, { name: 'Test Customer', email: 'customer@example.com', phone: '+1 512 555 0100' });
 
 const DEFAULT_LEAD_MS = 3_600_000;
 const DEFAULT_DAYS = 3;
 
-const testBookingInput = z.object({
-  vehicleId: z.string().min(1).max(100).nullish(),
-  customer: customerInput.nullish(),
-  startAt: timestamp.nullish(),
-  endAt: timestamp.nullish(),
-  unlimitedMiles: z.boolean().nullish(),
-});
+const testBookingInput = z
+  .object({
+    vehicleId: id('A vehicle of the sandbox; a new one is made when absent.').nullish(),
+    customer: customerInput.nullish(),
+    startAt: timestamp('Default: the next minute an hour from now.').nullish(),
+    endAt: timestamp('Default: three days after start_at.').nullish(),
+    unlimitedMiles: z.boolean().nullish(),
+  })
+  .meta({ id: 'TestBookingInput', description: 'Everything is optional: a vehicle and a customer are made, and the period starts in about an hour for 3 days.' });
 
 /**
- * POST /v1/test/bookings: a booking made exactly as POST /v1/bookings makes one
- * (`createBooking`, same rules and `booking.created`), with what the request leaves out
- * filled in: a new vehicle, a test customer, a 3-day period starting in about an hour.
+ * POST /v1/test/bookings: a booking made exactly as POST /v1/bookings makes one (same rules
+ * and `booking.created`), with what the request leaves out filled in.
  */
-export async function createTestBooking(ctx: DomainContext, raw: unknown): Promise<BookingSimulation> {
-  authorizeSandbox(ctx.principal, 'bookings:write');
-  const input = parseInput(testBookingInput, raw ?? {});
-  const startAt = input.startAt ?? nextMinute(new Date(ctx.now().getTime() + DEFAULT_LEAD_MS));
-  const endAt = input.endAt ?? new Date(startAt.getTime() + DEFAULT_DAYS * 86_400_000);
-  // createBooking checks these again; checking first leaves no stray vehicle behind a bad period.
-  parseInput(rentalPeriod, { startAt, endAt });
-  assertNotInPast(ctx, startAt);
-  const vehicleId = input.vehicleId ?? (await createVehicle(ctx, SANDBOX_VEHICLE)).id;
-  const booking = await createBooking(ctx, {
-    vehicleId,
-    customer: input.customer ?? SANDBOX_CUSTOMER,
-    startAt,
-    endAt,
-    unlimitedMiles: input.unlimitedMiles ?? false,
-  });
-  return { id: booking.id, state: booking.state, event: 'booking.created', events: ['booking.created'], chargeIds: [], mileage: null };
-}
+export const createTestBooking = defineOperation({
+  name: 'testCreateBooking',
+  summary: 'Create a test booking',
+  description: 'Sandbox: creates a test booking (emits booking.created).',
+  access: { permission: 'bookings:write', sandbox: true },
+  args: z.object({ input: testBookingInput.nullish() }),
+  errors: [BookingErrors.vehicleUnavailable, CommonErrors.resourceMissing],
+  example: { input: { unlimitedMiles: true } },
+  async run(ctx: DomainContext, args): Promise<BookingSimulation> {
+    const input = args.input ?? {};
+    const startAt = input.startAt ?? nextMinute(new Date(ctx.now().getTime() + DEFAULT_LEAD_MS));
+    const endAt = input.endAt ?? new Date(startAt.getTime() + DEFAULT_DAYS * 86_400_000);
+    // Checked before a vehicle is made, so a bad period leaves no stray vehicle behind.
+    parseInput(z.object({ startAt: z.date(), endAt: z.date() }).superRefine((p, c) => checkRentalPeriod(p, c)), { startAt, endAt });
+    assertNotInPast(ctx, startAt);
+    const vehicleId = input.vehicleId ?? (await insertVehicle(ctx, SANDBOX_VEHICLE)).id;
+    const booking = await insertBooking(ctx, {
+      vehicleId,
+      customer: input.customer ?? SANDBOX_CUSTOMER,
+      startAt,
+      endAt,
+      unlimitedMiles: input.unlimitedMiles ?? false,
+      metadata: {},
+    });
+    return { id: booking.id, state: booking.state, event: 'booking.created', events: ['booking.created'], chargeIds: [], mileage: null };
+  },
+});
 
 function nextMinute(d: Date): Date {
   return new Date(Math.ceil(d.getTime() / 60_000) * 60_000);

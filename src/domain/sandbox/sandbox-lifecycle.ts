@@ -1,74 +1,110 @@
 import { z } from 'zod';
 import { recordAgreementSigned } from '../agreements/agreement-signing.ts';
-import { markLate, startRental } from '../bookings/booking-rental.ts';
+import { bookingStep } from '../bookings/booking-lifecycle.ts';
+import { BookingErrors } from '../bookings/booking.errors.ts';
+import { secureDeposit } from '../deposits/deposit-hold.ts';
 import { recordIdentityRejected, recordIdentityVerified } from '../identity/identity-checks.ts';
-import { secureDeposit } from '../payments/deposit-hold.ts';
 import { recordPaymentFailure, recordPaymentSuccess } from '../payments/payment-outcomes.ts';
+import { PaymentErrors } from '../payments/payment.errors.ts';
 import { submitReturn } from '../returns/return-submission.ts';
-import type { DomainContext } from '../shared/context.ts';
-import { DomainError } from '../shared/errors.ts';
-import { parseInput } from '../shared/validation.ts';
-import { bookingSimulation, simulateOnBooking, type BookingSimulation } from './sandbox-simulation.ts';
+import { bookingSimulation, bookingSimulationOperation, onBooking } from './sandbox-simulation.ts';
 
 /*
- * The sandbox's booking scenarios (SPEC.md "Sandbox simulation endpoints"). Each runs the
+ * The sandbox's booking scenarios (the spec's "Sandbox simulation endpoints"). Each runs the
  * domain step production runs when the processor, the verification provider or the counter
  * reports the same thing; only the trigger is simulated.
  */
 
 const CARD_DECLINED = { code: 'card_declined', message: 'The card was declined' };
 
-/** POST /v1/test/bookings/{id}/payment/succeed */
-export async function simulatePaymentSuccess(ctx: DomainContext, id: string): Promise<BookingSimulation> {
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'payments:write', (tx, origin, b) => recordPaymentSuccess(tx, origin, b)));
-}
+export const simulatePaymentSuccess = bookingSimulationOperation({
+  name: 'testSucceedPayment',
+  summary: 'Simulate a successful payment',
+  description: 'the payment succeeds; the booking is booked, then confirmed and made ready when it can.',
+  permission: 'payments:write',
+  input: null,
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, recordPaymentSuccess)),
+});
 
-/**
- * POST /v1/test/bookings/{id}/payment/fail: the decline and `payment.failed` are committed
- * first, then the request answers 402 `payment_error` `card_declined` (CONTRACT.md "Sandbox").
- */
-export async function simulatePaymentFailure(ctx: DomainContext, id: string): Promise<never> {
-  const outcome = await simulateOnBooking(ctx, id, 'payments:write', (tx, origin, b) => recordPaymentFailure(tx, origin, b, CARD_DECLINED));
-  throw new DomainError('payment_error', 'card_declined', `${CARD_DECLINED.message} (sandbox simulation); booking ${outcome.booking.id} is now '${outcome.booking.state}'.`);
-}
+/** The decline and `payment.failed` are committed first, then the request answers 402 `card_declined`. */
+export const simulatePaymentFailure = bookingSimulationOperation({
+  name: 'testFailPayment',
+  summary: 'Simulate a declined payment (answers 402 card_declined)',
+  description: 'the card is declined. Always answers the payment_error card_declined, after recording payment.failed.',
+  permission: 'payments:write',
+  input: null,
+  errors: [PaymentErrors.cardDeclined],
+  async run(ctx, id) {
+    const outcome = await onBooking(ctx, id, (tx, origin, b) => recordPaymentFailure(tx, origin, b, CARD_DECLINED));
+    throw PaymentErrors.cardDeclined(`${CARD_DECLINED.message} (sandbox simulation); booking ${outcome.booking.id} is now '${outcome.booking.state}'.`);
+  },
+});
 
-/** POST /v1/test/bookings/{id}/identity/verify */
-export async function simulateIdentityVerified(ctx: DomainContext, id: string): Promise<BookingSimulation> {
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'identity:write', (tx, origin, b) => recordIdentityVerified(tx, origin, b)));
-}
+export const simulateIdentityVerified = bookingSimulationOperation({
+  name: 'testVerifyIdentity',
+  summary: 'Simulate an approved identity',
+  description: 'the identity is verified.',
+  permission: 'identity:write',
+  input: null,
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, recordIdentityVerified)),
+});
 
-/** POST /v1/test/bookings/{id}/identity/fail */
-export async function simulateIdentityRejected(ctx: DomainContext, id: string): Promise<BookingSimulation> {
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'identity:write', (tx, origin, b) => recordIdentityRejected(tx, origin, b, 'document_unverified')));
-}
+export const simulateIdentityRejected = bookingSimulationOperation({
+  name: 'testFailIdentity',
+  summary: 'Simulate a rejected identity',
+  description: 'the identity is rejected; the booking needs a human (problem).',
+  permission: 'identity:write',
+  input: null,
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => recordIdentityRejected(tx, origin, b, 'document_unverified'))),
+});
 
-/** POST /v1/test/bookings/{id}/agreement/sign */
-export async function simulateAgreementSigned(ctx: DomainContext, id: string): Promise<BookingSimulation> {
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'agreements:write', (tx, origin, b) => recordAgreementSigned(tx, origin, b, ctx.now())));
-}
+export const simulateAgreementSigned = bookingSimulationOperation({
+  name: 'testSignAgreement',
+  summary: 'Simulate a signed agreement',
+  description: 'the rental agreement is signed.',
+  permission: 'agreements:write',
+  input: null,
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => recordAgreementSigned(tx, origin, b, ctx.now()))),
+});
 
-/** POST /v1/test/bookings/{id}/deposit/secure */
-export async function simulateDepositSecured(ctx: DomainContext, id: string): Promise<BookingSimulation> {
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'deposits:write', (tx, origin, b) => secureDeposit(tx, origin, b, ctx.now())));
-}
+export const simulateDepositSecured = bookingSimulationOperation({
+  name: 'testSecureDeposit',
+  summary: 'Simulate a secured deposit',
+  description: 'the security deposit is secured.',
+  permission: 'deposits:write',
+  input: null,
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => secureDeposit(tx, origin, b, ctx.now()))),
+});
 
-const odometer = z.number().int().min(0).max(10_000_000);
-const pickupInput = z.object({ mileageOut: odometer.nullish() });
-const returnInput = z.object({ mileageIn: odometer.nullish() });
+const odometer = (description: string) => z.number().int().min(0).max(10_000_000).nullish().meta({ description });
 
-/** POST /v1/test/bookings/{id}/pickup: start the rental, optionally with the odometer reading. */
-export async function simulatePickup(ctx: DomainContext, id: string, raw: unknown): Promise<BookingSimulation> {
-  const input = parseInput(pickupInput, raw ?? {});
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'pickup:write', (tx, origin, b) => startRental(tx, origin, b, input, ctx.now())));
-}
+export const simulatePickup = bookingSimulationOperation({
+  name: 'testStartRental',
+  summary: 'Start the test rental',
+  description: 'pickup; the rental starts (booking_not_ready while a gate is unmet).',
+  permission: 'pickup:write',
+  errors: [BookingErrors.notReady],
+  input: z.object({ mileageOut: odometer('Odometer at pickup.') }).meta({ id: 'TestPickupInput' }),
+  run: async (ctx, id, input) =>
+    bookingSimulation(
+      await onBooking(ctx, id, (tx, origin, b) => bookingStep(tx, origin, b, 'start_rental', { mileageOut: input?.mileageOut ?? b.mileageOut, pickedUpAt: ctx.now() })),
+    ),
+});
 
-/** POST /v1/test/bookings/{id}/make-late */
-export async function simulateLate(ctx: DomainContext, id: string): Promise<BookingSimulation> {
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'bookings:write', (tx, origin, b) => markLate(tx, origin, b)));
-}
+export const simulateLate = bookingSimulationOperation({
+  name: 'testMakeLate',
+  summary: 'Force the late state',
+  description: 'the active rental becomes late.',
+  permission: 'bookings:write',
+  input: null,
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => bookingStep(tx, origin, b, 'make_late'))),
+});
 
-/** POST /v1/test/bookings/{id}/return: submit the return, optionally with the odometer reading. */
-export async function simulateReturn(ctx: DomainContext, id: string, raw: unknown): Promise<BookingSimulation> {
-  const input = parseInput(returnInput, raw ?? {});
-  return bookingSimulation(await simulateOnBooking(ctx, id, 'returns:write', (tx, origin, b) => submitReturn(tx, origin, b, input, ctx.now())));
-}
+export const simulateReturn = bookingSimulationOperation({
+  name: 'testSubmitReturn',
+  summary: 'Submit the return',
+  description: 'the return is submitted for review; over-miles become a mileage charge.',
+  permission: 'returns:write',
+  input: z.object({ mileageIn: odometer('Odometer at return.') }).meta({ id: 'TestReturnInput' }),
+  run: async (ctx, id, input) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => submitReturn(tx, origin, b, { mileageIn: input?.mileageIn }, ctx.now()))),
+});

@@ -1,5 +1,5 @@
-import { authorizeSandbox } from '../access/permissions.ts';
-import type { DomainContext } from '../shared/context.ts';
+import { z } from 'zod';
+import { defineOperation } from '../shared/operation.ts';
 
 /** What a reset deletes, children before parents. */
 export const RESET_TABLES = [
@@ -18,40 +18,46 @@ export interface SandboxReset {
 }
 
 /**
- * POST /v1/test/reset: delete the caller's sandbox data so a scenario can be repeated
- * (CONTRACT.md "Sandbox"). Only rows of this business with livemode = false go; API keys,
- * team and webhook endpoints stay. Children go before their parents, in one transaction.
- * Idempotency records of requests still running (this one included) are kept, so that
- * they can still store their answer.
+ * POST /v1/test/reset: delete the caller's sandbox data so a scenario can be repeated (the
+ * contract's "Sandbox"). The tenant scope confines every delete to this business's test rows;
+ * API keys, team and webhook endpoints stay. Children go before their parents, in one
+ * transaction. Idempotency records of requests still running (this one included) are kept,
+ * so that they can still store their answer.
  */
-export async function resetSandbox(ctx: DomainContext): Promise<SandboxReset> {
-  authorizeSandbox(ctx.principal, 'business:write');
-  const where = { businessId: ctx.principal.businessId, livemode: false };
-  const deleted = await ctx.prisma.$transaction(async (tx) => {
-    const steps: Record<ResetTable, () => Promise<{ count: number }>> = {
-      webhookDeliveries: () => tx.webhookDelivery.deleteMany({ where }),
-      webhookMessages: () => tx.webhookMessage.deleteMany({ where }),
-      events: () => tx.event.deleteMany({ where }),
-      disputes: () => tx.dispute.deleteMany({ where }),
-      transactions: () => tx.transaction.deleteMany({ where }),
-      charges: () => tx.charge.deleteMany({ where }),
-      payments: () => tx.payment.deleteMany({ where }),
-      deposits: () => tx.deposit.deleteMany({ where }),
-      identityVerifications: () => tx.identityVerification.deleteMany({ where }),
-      agreements: () => tx.agreement.deleteMany({ where }),
-      insurance: () => tx.insurance.deleteMany({ where }),
-      messages: () => tx.message.deleteMany({ where }),
-      conversations: () => tx.conversation.deleteMany({ where }),
-      bookings: () => tx.booking.deleteMany({ where }),
-      quotes: () => tx.quote.deleteMany({ where }),
-      customers: () => tx.customer.deleteMany({ where }),
-      vehicles: () => tx.vehicle.deleteMany({ where }),
-      auditLogs: () => tx.auditLog.deleteMany({ where }),
-      idempotencyRecords: () => tx.idempotencyRecord.deleteMany({ where: { ...where, state: 'completed' } }),
-    };
-    const counts = {} as Record<ResetTable, number>;
-    for (const table of RESET_TABLES) counts[table] = (await steps[table]()).count;
-    return counts;
-  });
-  return { object: 'sandbox_reset', livemode: false, deleted };
-}
+export const resetSandbox = defineOperation({
+  name: 'testReset',
+  summary: "Delete the business's sandbox data",
+  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, events, ...) so a scenario can be repeated; API keys, team and webhook endpoints stay.",
+  access: { permission: 'business:write', sandbox: true },
+  args: z.object({}),
+  errors: [],
+  async run(ctx): Promise<SandboxReset> {
+    const deleted = await ctx.db.$transaction(async (tx) => {
+      const steps: Record<ResetTable, () => Promise<{ count: number }>> = {
+        webhookDeliveries: () => tx.webhookDelivery.deleteMany({}),
+        webhookMessages: () => tx.webhookMessage.deleteMany({}),
+        events: () => tx.event.deleteMany({}),
+        disputes: () => tx.dispute.deleteMany({}),
+        transactions: () => tx.transaction.deleteMany({}),
+        charges: () => tx.charge.deleteMany({}),
+        payments: () => tx.payment.deleteMany({}),
+        deposits: () => tx.deposit.deleteMany({}),
+        identityVerifications: () => tx.identityVerification.deleteMany({}),
+        agreements: () => tx.agreement.deleteMany({}),
+        insurance: () => tx.insurance.deleteMany({}),
+        messages: () => tx.message.deleteMany({}),
+        conversations: () => tx.conversation.deleteMany({}),
+        bookings: () => tx.booking.deleteMany({}),
+        quotes: () => tx.quote.deleteMany({}),
+        customers: () => tx.customer.deleteMany({}),
+        vehicles: () => tx.vehicle.deleteMany({}),
+        auditLogs: () => tx.auditLog.deleteMany({}),
+        idempotencyRecords: () => tx.idempotencyRecord.deleteMany({ where: { state: 'completed' } }),
+      };
+      const counts = {} as Record<ResetTable, number>;
+      for (const table of RESET_TABLES) counts[table] = (await steps[table]()).count;
+      return counts;
+    });
+    return { object: 'sandbox_reset', livemode: false, deleted };
+  },
+});

@@ -1,16 +1,21 @@
+import { z } from 'zod';
 import type { Booking, Charge } from '../../generated/prisma/client.ts';
 import type { BookingState, ChargeState } from '../../generated/prisma/enums.ts';
-import { authorizeSandbox, type Permission } from '../access/permissions.ts';
+import type { Permission } from '../access/permissions.ts';
 import type { BookingOutcome } from '../bookings/booking-lifecycle.ts';
-import { getBooking } from '../bookings/booking.service.ts';
+import { readBooking } from '../bookings/get-booking.ts';
 import type { ChargeOutcome } from '../charges/charge-outcomes.ts';
 import { originOf, type EventOrigin } from '../events/event.service.ts';
 import type { Mileage } from '../returns/mileage.ts';
-import { scope, type Db, type DomainContext } from '../shared/context.ts';
-import { resourceMissing } from '../shared/errors.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
+import type { Db, DomainContext } from '../shared/context.ts';
+import type { ErrorEntry } from '../shared/errors.ts';
+import { found } from '../shared/found.ts';
+import { defineOperation, type Operation } from '../shared/operation.ts';
+import { id } from '../shared/validation.ts';
 
 /**
- * The answer of a booking simulation (CONTRACT.md "Sandbox"): the booking's id and new
+ * The answer of a booking simulation (the contract's "Sandbox"): the booking's id and new
  * state, the event the simulated step emitted, then every event in order (the steps the
  * booking took by itself after it included), created charges and the mileage.
  */
@@ -44,34 +49,57 @@ export function bookingSimulation(outcome: BookingOutcome & { chargeIds?: string
   };
 }
 
-/**
- * Run one simulated step on a booking of the caller's sandbox: test secret key only, the
- * booking read like any read (unknown or foreign ids are 404), the step in one transaction.
- */
-export async function simulateOnBooking<T extends BookingOutcome>(
-  ctx: DomainContext,
-  bookingId: string,
-  permission: Permission,
-  step: (tx: Db, origin: EventOrigin, booking: Booking) => Promise<T>,
-): Promise<T> {
-  authorizeSandbox(ctx.principal, permission);
-  const booking = await getBooking(ctx, bookingId);
-  return ctx.prisma.$transaction((tx) => step(tx, originOf(ctx), booking));
+export function chargeSimulation(outcome: ChargeOutcome): ChargeSimulation {
+  return { id: outcome.charge.id, bookingId: outcome.charge.bookingId, state: outcome.charge.state, event: outcome.events[0], events: outcome.events };
+}
+
+const EXAMPLE_BOOKING = 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x';
+const EXAMPLE_CHARGE = 'chg_01jd3m4k5n6p7q8r9s0t1v2w3x';
+
+/** Run one simulated step on a booking of the caller's sandbox, in one transaction. */
+export async function onBooking<T>(ctx: DomainContext, bookingId: string, step: (tx: Db, origin: EventOrigin, booking: Booking) => Promise<T>): Promise<T> {
+  const booking = await readBooking(ctx, bookingId);
+  return ctx.db.$transaction((tx) => step(tx, originOf(ctx), booking));
 }
 
 /** The same for a post-trip charge. */
-export async function simulateOnCharge<T>(
-  ctx: DomainContext,
-  chargeId: string,
-  permission: Permission,
-  step: (tx: Db, origin: EventOrigin, charge: Charge) => Promise<T>,
-): Promise<T> {
-  authorizeSandbox(ctx.principal, permission);
-  const charge = await ctx.prisma.charge.findFirst({ where: { id: chargeId, ...scope(ctx) } });
-  if (!charge) throw resourceMissing('charge', chargeId);
-  return ctx.prisma.$transaction((tx) => step(tx, originOf(ctx), charge));
+export async function onCharge<T>(ctx: DomainContext, chargeId: string, step: (tx: Db, origin: EventOrigin, charge: Charge) => Promise<T>): Promise<T> {
+  const charge = await found(ctx.db.charge.findUnique({ where: { id: chargeId } }), 'charge', chargeId);
+  return ctx.db.$transaction((tx) => step(tx, originOf(ctx), charge));
 }
 
-export function chargeSimulation(outcome: ChargeOutcome): ChargeSimulation {
-  return { id: outcome.charge.id, bookingId: outcome.charge.bookingId, state: outcome.charge.state, event: outcome.events[0], events: outcome.events };
+interface SimulationSpec<I extends z.ZodObject | null, R> {
+  name: string;
+  summary: string;
+  description: string;
+  permission: Permission;
+  /** The optional body (`input`). */
+  input: I;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  errors?: readonly ErrorEntry<any>[];
+  run(ctx: DomainContext, id: string, input: I extends z.ZodObject ? z.output<I> | null | undefined : undefined): Promise<R>;
+}
+
+/** A sandbox simulation on a booking (/v1/test/bookings/{id}/...): test secret keys only. */
+export function bookingSimulationOperation<I extends z.ZodObject | null>(spec: SimulationSpec<I, BookingSimulation | never>): Operation {
+  return simulation('bookingId', 'The test booking (bk_...).', EXAMPLE_BOOKING, spec);
+}
+
+/** A sandbox simulation on a charge (/v1/test/charges/{id}/...). */
+export function chargeSimulationOperation<I extends z.ZodObject | null, R>(spec: SimulationSpec<I, R>): Operation {
+  return simulation('chargeId', 'The test charge (chg_...).', EXAMPLE_CHARGE, spec);
+}
+
+function simulation<I extends z.ZodObject | null, R>(key: 'bookingId' | 'chargeId', description: string, example: string, spec: SimulationSpec<I, R>): Operation {
+  const args = z.object({ [key]: id(description), ...(spec.input ? { input: spec.input.nullish() } : {}) });
+  return defineOperation({
+    name: spec.name,
+    summary: spec.summary,
+    description: `Sandbox: ${spec.description}`,
+    access: { permission: spec.permission, sandbox: true },
+    args,
+    errors: [CommonErrors.invalidStateTransition, ...(spec.errors ?? [])],
+    example: { [key]: example },
+    run: (ctx, parsed) => spec.run(ctx, (parsed as Record<string, string>)[key], (parsed as { input?: never }).input as never),
+  }) as unknown as Operation;
 }

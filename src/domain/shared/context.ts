@@ -1,26 +1,30 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { TenantDb, TenantScope, TenantTx } from '../../db/tenant-db.ts';
+import type { PrivateTargetPolicy } from '../webhooks/url-policy.ts';
 import type { Principal } from '../access/permissions.ts';
 
-/** A Prisma client or the transaction client handed to `$transaction` callbacks. */
-export type Db = PrismaClient | Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+/**
+ * The database as domain code sees it: the caller's business and environment only (a
+ * scoped client, src/db/tenant-db.ts), or a transaction of it. Domain code has no other way
+ * to reach tenant rows.
+ */
+export type Db = TenantDb | TenantTx;
 
 export interface DomainConfig {
-  /** How long a pending_payment booking holds its vehicle (CONTRACT.md "Booking"). */
+  /** How long a pending_payment booking holds its vehicle (the contract's "Booking"). */
   holdMinutes: number;
   quoteTtlMinutes: number;
+  /** Whether webhook endpoints may target private, loopback and link-local addresses. */
+  webhookPrivateUrls: PrivateTargetPolicy;
 }
 
-/** Everything a use case needs: the database, who is calling, and the clock. */
+/** Everything a use case needs: the scoped database, who is calling, and the clock. */
 export interface DomainContext {
-  prisma: PrismaClient;
+  db: TenantDb;
+  /** The owner every new row names (the scoped client checks it). */
+  tenant: TenantScope;
   principal: Principal;
   requestId: string;
   idempotencyKey: string | null;
   config: DomainConfig;
   now(): Date;
-}
-
-/** Tenant scope of every query: one business, one environment. */
-export function scope(ctx: DomainContext) {
-  return { businessId: ctx.principal.businessId, livemode: ctx.principal.livemode };
 }

@@ -1,7 +1,9 @@
 /**
- * Typed domain errors. Every expected failure is one of these, with a stable `code` that
- * integrations switch on; the edge (src/http/error-envelope.ts) maps `type` to an HTTP status
- * once, for REST and GraphQL alike (CONTRACT.md "Errors").
+ * Typed domain errors. Every expected failure is a `DomainError` made by an entry of an error
+ * catalogue (`*.errors.ts`, one per aggregate or concern): a stable `code` that integrations
+ * switch on, its `type` and HTTP status, and structured `details` where clients need facts
+ * (`current_state`, `unmet_gates`). The edge (src/http/error-envelope.ts) renders them once,
+ * for REST and GraphQL alike (the contract's "Errors").
  */
 export type ErrorType =
   | 'authentication_error'
@@ -14,32 +16,103 @@ export type ErrorType =
   | 'integration_error'
   | 'internal_error';
 
+/** HTTP status of each error type; a few codes carry their own (404, 405, 413, 415). */
+export const STATUS_BY_TYPE: Record<ErrorType, number> = {
+  authentication_error: 401,
+  authorization_error: 403,
+  invalid_request: 400,
+  validation_error: 422,
+  conflict: 409,
+  rate_limit_error: 429,
+  payment_error: 402,
+  integration_error: 502,
+  internal_error: 500,
+};
+
+/** Facts a client may switch on besides the code, rendered beside `param` in the error object. */
+export type ErrorDetails = Record<string, string | number | boolean | null | readonly string[]>;
+
 export class DomainError extends Error {
   readonly type: ErrorType;
   readonly code: string;
+  readonly status: number;
   readonly param?: string;
-  /** Only for the few codes whose status differs from their type's (404, 405, 413). */
-  readonly status?: number;
+  readonly details: ErrorDetails;
 
-  constructor(type: ErrorType, code: string, message: string, options: { param?: string; status?: number } = {}) {
+  constructor(definition: ErrorDefinition, message: string, options: { param?: string; details?: ErrorDetails } = {}) {
     super(message);
     this.name = 'DomainError';
-    this.type = type;
-    this.code = code;
+    this.type = definition.type;
+    this.code = definition.code;
+    this.status = definition.status;
     this.param = options.param;
-    this.status = options.status;
+    this.details = options.details ?? {};
   }
 }
 
-/** Unknown ids, and ids of another business or environment, answer alike. */
-export function resourceMissing(resource: string, id: string, param?: string): DomainError {
-  return new DomainError('invalid_request', 'resource_missing', `No such ${resource}: '${id}'`, { status: 404, param });
+/** One code of a catalogue, as the docs and the OpenAPI document list it. */
+export interface ErrorDefinition {
+  code: string;
+  type: ErrorType;
+  status: number;
+  /** When a client gets it and what to do, for the error reference. */
+  description: string;
+  /** The catalogue that declares it (`booking`, `access`, ...). */
+  catalogue: string;
+  /** Names of the `details` fields it carries. */
+  details: readonly string[];
 }
 
-export function validationError(param: string, message: string, code = 'parameter_invalid'): DomainError {
-  return new DomainError('validation_error', code, message, { param });
+interface EntrySpec<A extends unknown[]> {
+  type: ErrorType;
+  code: string;
+  /** Only where it differs from the type's status. */
+  status?: number;
+  description: string;
+  details?: readonly string[];
+  build: (...args: A) => { message: string; param?: string; details?: ErrorDetails };
 }
 
-export function conflict(code: string, message: string): DomainError {
-  return new DomainError('conflict', code, message);
+/** An entry of a catalogue: call it to make the error; `definition` describes it. */
+export type ErrorEntry<A extends unknown[] = never[]> = ((...args: A) => DomainError) & { readonly definition: ErrorDefinition };
+
+const registry = new Map<string, ErrorDefinition>();
+
+/** Every code declared by the catalogues loaded so far, once each. */
+export function registeredErrors(): ErrorDefinition[] {
+  return [...registry.values()].sort((a, b) => a.code.localeCompare(b.code));
+}
+
+/** The definition of a code; throws for a code no catalogue declares. */
+export function errorDefinition(code: string): ErrorDefinition {
+  const found = registry.get(code);
+  if (!found) throw new Error(`no catalogue declares the error code ${code}`);
+  return found;
+}
+
+/**
+ * Declare a catalogue. A code is declared once across all catalogues (checked at load), so
+ * the error reference lists each code once and a code means one thing everywhere.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function errorCatalogue<T extends Record<string, EntrySpec<any>>>(catalogue: string, specs: T): { [K in keyof T]: ErrorEntry<Parameters<T[K]['build']>> } {
+  const out: Record<string, ErrorEntry<unknown[]>> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const definition: ErrorDefinition = Object.freeze({
+      code: spec.code,
+      type: spec.type,
+      status: spec.status ?? STATUS_BY_TYPE[spec.type],
+      description: spec.description,
+      catalogue,
+      details: spec.details ?? [],
+    });
+    if (registry.has(spec.code)) throw new Error(`error code ${spec.code} is declared twice (${registry.get(spec.code)!.catalogue}, ${catalogue})`);
+    registry.set(spec.code, definition);
+    const make = (...args: unknown[]) => {
+      const built = spec.build(...args);
+      return new DomainError(definition, built.message, { param: built.param, details: built.details });
+    };
+    out[name] = Object.assign(make, { definition });
+  }
+  return out as { [K in keyof T]: ErrorEntry<Parameters<T[K]['build']>> };
 }

@@ -1,48 +1,50 @@
-import { validationError } from './errors.ts';
+import { validationError } from './common.errors.ts';
 
-/** Keyset page request (CONTRACT.md "Lists"): newest first, cursor = id of an item. */
+/**
+ * Keyset page request (the contract's "Lists"): newest first, cursors are item ids (ids sort
+ * by creation time). GraphQL's Relay arguments map onto it: `first`/`after` read forwards,
+ * `last`/`before` read from the end (REST's `ending_before` too).
+ */
 export interface PageParams {
   limit?: number | null;
+  /** Only items after this one in the list (older). */
   startingAfter?: string | null;
+  /** Only items before this one in the list (newer). */
   endingBefore?: string | null;
+  /** Take the page at the end of that window (Relay `last`): the oldest items, or those just before `endingBefore`. */
+  fromEnd?: boolean;
 }
 
 export interface Page<T> {
   data: T[];
+  /** More items in the direction read (older when reading forwards, newer from the end). */
   hasMore: boolean;
 }
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 
-/** Prisma arguments for one page over ids that sort by creation time. */
+/** Prisma arguments for one page. */
 export function pageQuery(params: PageParams) {
   const limit = params.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw validationError('limit', `Invalid limit: must be an integer between 1 and ${MAX_LIMIT}.`);
   }
-  if (params.startingAfter && params.endingBefore) {
-    throw validationError('ending_before', 'Pass at most one of starting_after and ending_before.');
-  }
-  // Walking backwards reads ascending from the cursor, then flips the page.
-  const backwards = Boolean(params.endingBefore);
-  const cursorWhere = params.startingAfter
-    ? { id: { lt: params.startingAfter } }
-    : params.endingBefore
-      ? { id: { gt: params.endingBefore } }
-      : {};
+  const fromEnd = Boolean(params.fromEnd);
+  const id = { ...(params.startingAfter ? { lt: params.startingAfter } : {}), ...(params.endingBefore ? { gt: params.endingBefore } : {}) };
   return {
     limit,
-    backwards,
-    where: cursorWhere,
-    orderBy: { id: backwards ? ('asc' as const) : ('desc' as const) },
+    fromEnd,
+    where: Object.keys(id).length ? { id } : {},
+    // Reading from the end goes oldest first, then the page is flipped back to newest first.
+    orderBy: { id: fromEnd ? ('asc' as const) : ('desc' as const) },
     take: limit + 1,
   };
 }
 
 /** Turn the rows of `pageQuery` (one extra row fetched) into a page, newest first. */
-export function toPage<T>(rows: T[], query: { limit: number; backwards: boolean }): Page<T> {
+export function toPage<T>(rows: T[], query: { limit: number; fromEnd: boolean }): Page<T> {
   const hasMore = rows.length > query.limit;
   const data = rows.slice(0, query.limit);
-  return { data: query.backwards ? data.reverse() : data, hasMore };
+  return { data: query.fromEnd ? data.reverse() : data, hasMore };
 }

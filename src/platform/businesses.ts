@@ -1,8 +1,6 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { createApiKey } from '../access/api-keys.ts';
-import type { DomainContext } from '../shared/context.ts';
-import { newId } from '../shared/ids.ts';
-import { readSettings } from './business-settings.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { newId } from '../domain/shared/ids.ts';
+import { createApiKey } from './api-keys.ts';
 
 export interface CreatedBusiness {
   business_id: string;
@@ -29,10 +27,4 @@ export async function createBusiness(prisma: PrismaClient, input: { name: string
       live_public_key: await key(true, 'publishable'),
     };
   });
-}
-
-/** The calling business's rental settings (defaults filled in) and currency. */
-export async function loadSettings(ctx: DomainContext) {
-  const business = await ctx.prisma.business.findUnique({ where: { id: ctx.principal.businessId }, select: { settings: true, currency: true } });
-  return { settings: readSettings(business?.settings), currency: business?.currency ?? 'usd' };
 }

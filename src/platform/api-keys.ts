@@ -1,14 +1,18 @@
 import { createHash, randomInt } from 'node:crypto';
-import type { Db } from '../shared/context.ts';
-import { DomainError } from '../shared/errors.ts';
-import { newId } from '../shared/ids.ts';
-import { isPermission, ROLE_PERMISSIONS, type Permission, type Principal, type TeamRole } from './permissions.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { AccessErrors } from '../domain/access/access.errors.ts';
+import { isPermission, ROLE_PERMISSIONS, type Permission, type Principal, type TeamRole } from '../domain/access/permissions.ts';
+import { CommonErrors } from '../domain/shared/common.errors.ts';
+import { newId } from '../domain/shared/ids.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = /^svc_(live|test)_(pk|sk)_[0-9A-Za-z]{32,}$/;
 const KEY_RANDOM_LENGTH = 40;
 
 export type KeyKind = 'secret' | 'publishable';
+
+/** Keys live outside any one tenant's scope: they are how a request finds its tenant. */
+type KeyStore = PrismaClient | Prisma.TransactionClient;
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -29,12 +33,12 @@ export interface CreatedKey {
 
 /** Make a key; its full text is returned once and only its hash is stored (CONTRACT.md). */
 export async function createApiKey(
-  db: Db,
+  db: KeyStore,
   input: { businessId: string; livemode: boolean; kind: KeyKind; name?: string; memberId?: string; permissions?: string[] },
 ): Promise<CreatedKey> {
   const permissions = input.permissions ?? [];
   const unknown = permissions.filter((p) => !isPermission(p));
-  if (unknown.length) throw new DomainError('validation_error', 'parameter_invalid', `Unknown permissions: ${unknown.join(', ')}`, { param: 'permissions' });
+  if (unknown.length) throw CommonErrors.parameterInvalid('permissions', `Unknown permissions: ${unknown.join(', ')}`);
   const key = `svc_${input.livemode ? 'live' : 'test'}_${input.kind === 'secret' ? 'sk' : 'pk'}_${randomBase62(KEY_RANDOM_LENGTH)}`;
   const id = newId('apiKey');
   await db.apiKey.create({
@@ -53,7 +57,7 @@ export async function createApiKey(
   return { id, key, livemode: input.livemode, kind: input.kind };
 }
 
-export async function revokeApiKey(db: Db, businessId: string, keyId: string): Promise<boolean> {
+export async function revokeApiKey(db: KeyStore, businessId: string, keyId: string): Promise<boolean> {
   const { count } = await db.apiKey.updateMany({ where: { id: keyId, businessId, revokedAt: null }, data: { revokedAt: new Date() } });
   principalCache.clear();
   return count > 0;
@@ -66,24 +70,29 @@ const principalCache = new Map<string, { principal: Principal; until: number }>(
 
 /**
  * Resolve the `Authorization: Bearer <key>` header to the caller. Missing or malformed:
- * `missing_api_key`; unknown or revoked: `invalid_api_key` (both 401).
+ * `missing_api_key`; unknown or revoked: `invalid_api_key` (both 401). A key seen in the
+ * last few seconds answers at once, without a promise.
  */
-export async function authenticate(db: Db, authorization: string | null | undefined): Promise<Principal> {
+export function authenticate(db: KeyStore, authorization: string | null | undefined): Principal | Promise<Principal> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) {
-    throw new DomainError('authentication_error', 'missing_api_key', 'No valid API key provided. Send it as "Authorization: Bearer svc_test_sk_...".');
+    throw AccessErrors.missingApiKey('No valid API key provided. Send it as "Authorization: Bearer svc_test_sk_...".');
   }
   const key = match[1];
   if (!KEY_PATTERN.test(key)) {
-    throw new DomainError('authentication_error', 'missing_api_key', 'The Authorization header does not hold an API key of the form svc_{live|test}_{pk|sk}_....');
+    throw AccessErrors.missingApiKey('The Authorization header does not hold an API key of the form svc_{live|test}_{pk|sk}_....');
   }
   const hash = hashKey(key);
   const cached = principalCache.get(hash);
   if (cached && cached.until > Date.now()) return cached.principal;
+  return lookUp(db, key, hash);
+}
 
+/** The key's row, as the caller it stands for (then cached). */
+async function lookUp(db: KeyStore, key: string, hash: string): Promise<Principal> {
   const row = await db.apiKey.findUnique({ where: { secretHash: hash }, include: { member: true } });
   if (!row || row.revokedAt) {
-    throw new DomainError('authentication_error', 'invalid_api_key', `Invalid API key provided: ${key.slice(0, 12)}…${key.slice(-4)}`);
+    throw AccessErrors.invalidApiKey(`${key.slice(0, 12)}…${key.slice(-4)}`);
   }
   const principal: Principal = {
     businessId: row.businessId,

@@ -1,0 +1,42 @@
+import type { DomainContext } from '../src/domain/shared/context.ts';
+import type { Operation } from '../src/domain/shared/operation.ts';
+
+/**
+ * The REST contract as tables keyed by schema coordinates: each /v1 path runs one GraphQL
+ * field through the same pipeline as /graphql. No rule lives here: a route says where the
+ * field's arguments come from; the field's operation declares access, input, errors and docs.
+ */
+export type ReleaseStage = 'first_release' | 'later_scope';
+
+interface RouteBase {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  /** Success status (default 200). */
+  status?: number;
+  stage: ReleaseStage;
+}
+
+export interface JsonRoute extends RouteBase {
+  /** Schema coordinate run by this route, e.g. `Mutation.createBooking`. */
+  field: `Query.${string}` | `Mutation.${string}`;
+  /** Argument → `path.<name>` or `body`; unlisted arguments come from query parameters. */
+  args?: Record<string, `path.${string}` | 'body'>;
+  /** A simulation whose answer is always this error (the sandbox's declined payment). */
+  answersError?: { status: number; code: string };
+}
+
+/**
+ * A route whose body or answer is not JSON (a file upload, a CSV export): it answers itself,
+ * behind the same edge (authentication, access of its operation, rate limit, idempotency,
+ * audit).
+ */
+export interface HandlerRoute extends RouteBase {
+  operation: Operation;
+  /** The answer's media type, for the OpenAPI document. */
+  produces: string;
+  handler(context: { domain: DomainContext; request: Request; params: Record<string, string>; body: string }): Promise<Response>;
+}
+
+export type RestRoute = JsonRoute | HandlerRoute;
+
+export const isHandlerRoute = (route: RestRoute): route is HandlerRoute => 'handler' in route;

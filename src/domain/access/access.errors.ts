@@ -1,0 +1,44 @@
+import { errorCatalogue } from '../shared/errors.ts';
+
+/** Who may call what (the contract's "Environments and keys", "Roles and permissions"). */
+export const AccessErrors = errorCatalogue('access', {
+  missingApiKey: {
+    type: 'authentication_error',
+    code: 'missing_api_key',
+    description: 'No `Authorization: Bearer <key>` header, or one that does not hold a key of the form svc_{live|test}_{pk|sk}_….',
+    build: (message: string) => ({ message }),
+  },
+  invalidApiKey: {
+    type: 'authentication_error',
+    code: 'invalid_api_key',
+    description: 'The key is unknown or was revoked.',
+    build: (redactedKey: string) => ({ message: `Invalid API key provided: ${redactedKey}` }),
+  },
+  environmentMismatch: {
+    type: 'authentication_error',
+    code: 'api_key_environment_mismatch',
+    description: "This host serves one environment (sandbox or production) and the key belongs to the other.",
+    build: (hostEnvironment: 'live' | 'test') => ({
+      message: `This host serves the ${hostEnvironment === 'live' ? 'production' : 'sandbox'} environment; use a svc_${hostEnvironment}_ key here.`,
+    }),
+  },
+  secretKeyRequired: {
+    type: 'authorization_error',
+    code: 'secret_key_required',
+    description: 'A publishable key called an operation outside the public allow list (fleet, availability, quotes, public website).',
+    build: () => ({ message: 'This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes.' }),
+  },
+  sandboxOnly: {
+    type: 'authorization_error',
+    code: 'sandbox_only',
+    description: 'A live key called a sandbox simulation (/v1/test/*); only test secret keys may.',
+    build: () => ({ message: 'Sandbox simulations take only a test secret key (svc_test_sk_...); live keys never reach test data.' }),
+  },
+  permissionDenied: {
+    type: 'authorization_error',
+    code: 'permission_denied',
+    description: "The key (or its team member's role) lacks the permission the operation needs; the message names it.",
+    details: ['permission'],
+    build: (permission: string) => ({ message: `This key lacks the permission '${permission}'.`, details: { permission } }),
+  },
+});

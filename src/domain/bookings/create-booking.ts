@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import type { Booking, Vehicle } from '../../generated/prisma/client.ts';
+import { isExclusionViolation } from '../../db/database-errors.ts';
+import { loadSettings } from '../business/business-settings.ts';
+import { customerInput, insertCustomer } from '../customers/customer-input.ts';
+import { originOf, recordEvent } from '../events/event.service.ts';
+import { priceOrReject } from '../quotes/price-vehicle.ts';
+import { QuoteErrors } from '../quotes/quote.errors.ts';
+import { CommonErrors, validationError } from '../shared/common.errors.ts';
+import type { DomainContext } from '../shared/context.ts';
+import { found } from '../shared/found.ts';
+import { newId } from '../shared/ids.ts';
+import { defineOperation, type PrismaQuery } from '../shared/operation.ts';
+import { id, newMetadata } from '../shared/validation.ts';
+import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
+import { expireHolds } from './booking-holds.ts';
+import { presentBooking } from './booking.fields.ts';
+import { BookingErrors } from './booking.errors.ts';
+
+export const createBookingInput = z
+  .object({
+    vehicleId: id('The vehicle to book (veh_...).'),
+    customerId: id('An existing customer (cus_...); or pass `customer` to create one.').nullish(),
+    customer: customerInput.nullish(),
+    ...rentalPeriodFields,
+    unlimitedMiles: z.boolean().default(false).meta({ description: 'Unlimited miles (only where the vehicle offers it).' }),
+    quoteId: id('An unexpired quote for the same vehicle, period and mileage option keeps its price.').nullish(),
+    metadata: newMetadata,
+  })
+  .superRefine((b, ctx) => {
+    checkRentalPeriod(b, ctx);
+    if (!b.customerId === !b.customer) ctx.addIssue({ code: 'custom', path: ['customerId'], message: 'pass exactly one of customer_id and customer' });
+  })
+  .meta({ id: 'CreateBookingInput' });
+
+export type BookingValues = z.output<typeof createBookingInput>;
+
+/** A pending_payment booking that holds its vehicle (the contract's "Booking"), with its payment and deposit. */
+export async function insertBooking(ctx: DomainContext, input: BookingValues, query: PrismaQuery = {}) {
+  assertNotInPast(ctx, input.startAt);
+  const now = ctx.now();
+  const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId } }), 'vehicle', input.vehicleId, 'vehicle_id');
+  if (vehicle.status !== 'active') throw BookingErrors.vehicleUnavailable(`Vehicle ${vehicle.id} is archived and cannot be booked.`);
+  const price = await bookingPrice(ctx, input, vehicle, now);
+  const { settings } = await loadSettings(ctx);
+
+  // Holds that ran out must not block this booking: expire them first, with their events.
+  await expireHolds(ctx.db, now, { vehicleId: vehicle.id });
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      const customerId = input.customerId
+        ? (await found(tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } }), 'customer', input.customerId, 'customer_id')).id
+        : (await insertCustomer(tx, ctx, input.customer!)).id;
+      const bookingId = newId('booking');
+      const depositRequired = price.depositCents > 0 && settings.security_deposit_defaults.required;
+      await tx.booking.create({
+        data: {
+          id: bookingId,
+          ...ctx.tenant,
+          vehicleId: vehicle.id,
+          customerId,
+          quoteId: input.quoteId ?? null,
+          state: 'pending_payment',
+          startAt: input.startAt,
+          endAt: input.endAt,
+          unlimitedMiles: input.unlimitedMiles,
+          ...price,
+          paymentGate: 'pending',
+          identityGate: settings.identity_requirements.required ? 'pending' : 'not_required',
+          agreementGate: settings.agreement_requirements.required ? 'pending' : 'not_required',
+          depositGate: depositRequired ? 'pending' : 'not_required',
+          insuranceGate: settings.insurance_requirements.required ? 'pending' : 'not_required',
+          holdExpiresAt: new Date(now.getTime() + ctx.config.holdMinutes * 60_000),
+          metadata: input.metadata,
+        },
+      });
+      await tx.payment.create({ data: { id: newId('payment'), ...ctx.tenant, bookingId, amountCents: price.totalCents, currency: price.currency } });
+      await tx.deposit.create({
+        data: { id: newId('deposit'), ...ctx.tenant, bookingId, amountCents: price.depositCents, currency: price.currency, state: depositRequired ? 'required' : 'not_required' },
+      });
+      const booking = await tx.booking.findUniqueOrThrow({ ...query, where: { id: bookingId } });
+      await recordEvent(tx, originOf(ctx), { type: 'booking.created', bookingId, object: presentBooking(booking as Booking) });
+      return booking;
+    });
+  } catch (err) {
+    if (isExclusionViolation(err)) {
+      throw BookingErrors.vehicleUnavailable(`Vehicle ${vehicle.id} is already booked for part of ${input.startAt.toISOString()} – ${input.endAt.toISOString()}.`);
+    }
+    throw err;
+  }
+}
+
+/** An unexpired quote for the same vehicle and period keeps its price; otherwise price now. */
+async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: Vehicle, now: Date) {
+  if (!input.quoteId) return priceOrReject(vehicle, input, input.unlimitedMiles);
+  const quote = await found(ctx.db.quote.findUnique({ where: { id: input.quoteId } }), 'quote', input.quoteId, 'quote_id');
+  const same =
+    quote.vehicleId === input.vehicleId &&
+    quote.startAt.getTime() === input.startAt.getTime() &&
+    quote.endAt.getTime() === input.endAt.getTime() &&
+    quote.unlimitedMiles === input.unlimitedMiles;
+  if (!same) throw validationError('quote_id', 'Invalid quote_id: the quote is for another vehicle, period or mileage option.');
+  if (quote.expiresAt <= now) throw QuoteErrors.expired(quote.expiresAt);
+  const { days, currency, dailyRateCents, rentalCents, unlimitedMilesFeeCents, deliveryFeeCents, depositCents, includedMiles, extraMileFeeCents, totalCents } = quote;
+  return { days, currency, dailyRateCents, rentalCents, unlimitedMilesFeeCents, deliveryFeeCents, depositCents, includedMiles, extraMileFeeCents, totalCents };
+}
+
+export const createBooking = defineOperation({
+  name: 'createBooking',
+  summary: 'Create a booking',
+  description:
+    'Books a vehicle for a period, for an existing customer or one given inline. The booking starts in pending_payment and holds its vehicle until hold_expires_at; an overlapping booking of the same vehicle is refused with 409 vehicle_unavailable, also under concurrency (the database enforces it). Retries with the same Idempotency-Key never book twice.',
+  access: { permission: 'bookings:write' },
+  args: z.object({ input: createBookingInput }),
+  errors: [BookingErrors.vehicleUnavailable, QuoteErrors.expired, CommonErrors.resourceMissing],
+  example: {
+    input: {
+      vehicleId: 'veh_01jd3m4k5n6p7q8r9s0t1v2w3x',
+      startAt: '2027-03-01T10:00:00Z',
+      endAt: '2027-03-04T10:00:00Z',
+      unlimitedMiles: true,
+      customer: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+1 512 555 0100' },
+      metadata: { order_id: '1001' },
+    },
+  },
+  run: (ctx, { input }, { query }) => insertBooking(ctx, input, query),
+});

@@ -1,0 +1,52 @@
+import { CommonErrors } from '../shared/common.errors.ts';
+import { z } from 'zod';
+import { blockingBookingsOverlapping } from '../bookings/booking-overlap.ts';
+import { found } from '../shared/found.ts';
+import { newId } from '../shared/ids.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { id, newMetadata } from '../shared/validation.ts';
+import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
+import { priceOrReject } from './price-vehicle.ts';
+
+const createQuoteInput = z
+  .object({
+    vehicleId: id('The vehicle to price (veh_...).'),
+    ...rentalPeriodFields,
+    unlimitedMiles: z.boolean().default(false).meta({ description: 'Price unlimited miles (only where the vehicle offers it).' }),
+    metadata: newMetadata,
+  })
+  .superRefine((q, ctx) => checkRentalPeriod(q, ctx))
+  .meta({ id: 'CreateQuoteInput' });
+
+export const createQuote = defineOperation({
+  name: 'createQuote',
+  summary: 'Create a rental quote',
+  description:
+    'Prices a vehicle for a period: days (rounded up), rental, unlimited-miles fee, deposit (held apart, not in the total), included miles and whether the vehicle is free. A booking made from the quote before expires_at keeps its price. Publishable keys may call it.',
+  access: { permission: 'quotes:write', publishable: true },
+  args: z.object({ input: createQuoteInput }),
+  errors: [CommonErrors.resourceMissing],
+  example: { input: { vehicleId: 'veh_01jd3m4k5n6p7q8r9s0t1v2w3x', startAt: '2027-03-01T10:00:00Z', endAt: '2027-03-04T10:00:00Z', unlimitedMiles: true } },
+  async run(ctx, { input }, { query }) {
+    assertNotInPast(ctx, input.startAt);
+    const vehicle = await found(ctx.db.vehicle.findFirst({ where: { id: input.vehicleId, status: 'active' } }), 'vehicle', input.vehicleId, 'vehicle_id');
+    const price = priceOrReject(vehicle, input, input.unlimitedMiles);
+    const now = ctx.now();
+    const conflicting = await ctx.db.booking.count({ where: { vehicleId: vehicle.id, ...blockingBookingsOverlapping(input, now) } });
+    return ctx.db.quote.create({
+      ...query,
+      data: {
+        id: newId('quote'),
+        ...ctx.tenant,
+        vehicleId: vehicle.id,
+        startAt: input.startAt,
+        endAt: input.endAt,
+        unlimitedMiles: input.unlimitedMiles,
+        ...price,
+        available: conflicting === 0,
+        expiresAt: new Date(now.getTime() + ctx.config.quoteTtlMinutes * 60_000),
+        metadata: input.metadata,
+      },
+    });
+  },
+});

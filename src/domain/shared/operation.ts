@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import { assertAccess, type OperationAccess } from '../access/permissions.ts';
+import type { DomainContext } from './context.ts';
+import type { ErrorEntry } from './errors.ts';
+import type { PageParams } from './pagination.ts';
+import { parseInput } from './validation.ts';
+
+/** Prisma `select`/`include` of a GraphQL selection (plugin-prisma's query), spread into reads. */
+export type PrismaQuery = { include?: never; select?: never } | Record<string, unknown>;
+
+/** What the schema layer hands an operation besides its arguments. */
+export interface OperationExtras {
+  /** The GraphQL selection as a Prisma query, so nested reads cost one query per level. */
+  query?: PrismaQuery;
+  /** The page of a list operation (keyset: limit, starting_after, ending_before). */
+  page?: PageParams;
+}
+
+/**
+ * One operation of the API, declared once beside its rule: who may call it, its arguments
+ * (zod: types, limits, formats, descriptions), the error codes it may answer, its docs and
+ * an example. GraphQL arguments, REST coercion, validation, the OpenAPI entry and the
+ * route-generated contract tests are all derived from this.
+ */
+export interface OperationSpec<Args extends z.ZodObject, Result> {
+  /** The GraphQL field (Query.<name> or Mutation.<name>) and OpenAPI operationId. */
+  name: string;
+  summary: string;
+  description: string;
+  access: OperationAccess;
+  args: Args;
+  /** Error codes of its own, beyond those every operation of its shape may answer. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  errors: readonly ErrorEntry<any>[];
+  /** Arguments of a typical call (GraphQL names; `input` is the REST body). */
+  example?: z.input<Args>;
+  run(ctx: DomainContext, args: z.output<Args>, extras: OperationExtras): Promise<Result>;
+}
+
+export interface Operation<Args extends z.ZodObject = z.ZodObject, Result = unknown> extends OperationSpec<Args, Result> {
+  /** Check access, parse the arguments (a bad one is a 422 naming it), then run. */
+  call(ctx: DomainContext, rawArgs: unknown, extras?: OperationExtras): Promise<Result>;
+}
+
+export function defineOperation<Args extends z.ZodObject, Result>(spec: OperationSpec<Args, Result>): Operation<Args, Result> {
+  return {
+    ...spec,
+    call(ctx, rawArgs, extras = {}) {
+      try {
+        assertAccess(ctx.principal, spec.access);
+        return spec.run(ctx, parseInput(spec.args, rawArgs ?? {}), extras);
+      } catch (err) {
+        return Promise.reject(err); // one promise, not an async wrapper: this is every request's path
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { authenticate } from '../../platform/api-keys.ts';
+import { assertKeyEnvironment, type Principal } from '../../domain/access/permissions.ts';
+import { refusing, whenReady, type EdgePlugin, type ServerContext } from './context.ts';
+
+export interface PrincipalDeps {
+  prisma: PrismaClient;
+  /** The environment a host name serves, when the operator split them (else null). */
+  hostEnvironment(hostname: string): 'live' | 'test' | null;
+}
+
+/** The caller behind a credential, on a host that serves its key's environment (at once when the key is cached). */
+export function admit(deps: PrincipalDeps, authorization: string | null | undefined, hostEnvironment: 'live' | 'test' | null): Principal | Promise<Principal> {
+  return whenReady(authenticate(deps.prisma, authorization), (principal) => {
+    assertKeyEnvironment(principal, hostEnvironment);
+    return principal;
+  });
+}
+
+/**
+ * Authentication and the key's environment, once for every transport: the Authorization
+ * header of an HTTP request (REST and GraphQL), or the credential a WebSocket connection
+ * opened with, checked again for each of its operations (a revoked key stops there).
+ */
+export function usePrincipal(deps: PrincipalDeps): EdgePlugin {
+  return {
+    onRequest: refusing(({ request, url, serverContext }) => {
+      if (serverContext.kind === 'graphiql') return; // the page itself; its operations need a key
+      return whenReady(admit(deps, request.headers.get('authorization'), deps.hostEnvironment(url.hostname)), (principal) => {
+        serverContext.principal = principal;
+      });
+    }),
+    async onContextBuilding({ context, extendContext }) {
+      const edge = context as unknown as ServerContext;
+      if (edge.principal || !edge.connection) return;
+      extendContext({ principal: await admit(deps, edge.connection.authorization, edge.connection.hostEnvironment) } as never);
+    },
+  };
+}

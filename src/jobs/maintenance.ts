@@ -1,0 +1,42 @@
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { TenantDbFactory } from '../db/tenant-db.ts';
+import { expireHolds, lapsedHolds } from '../domain/bookings/booking-holds.ts';
+import { sweepIdempotencyRecords } from '../http/idempotency.ts';
+
+/**
+ * The platform's own periodic work, for every business: bookings whose payment hold ran out
+ * are canceled (each through its tenant's scope, like any request), and idempotency keys past
+ * their 24 hours are deleted. Any number of processes may run it side by side.
+ */
+export function startMaintenance(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; now: () => Date; holdSweepMs: number; idempotencySweepMs: number }) {
+  const timers: NodeJS.Timeout[] = [];
+  let stopped = false;
+  const every = (ms: number, name: string, job: () => Promise<unknown>) => {
+    if (ms <= 0) return;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || stopped) return;
+      running = true;
+      job()
+        .catch((err) => !stopped && console.error(`${name} failed: ${(err as Error).message}`))
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+
+  every(deps.holdSweepMs, 'hold sweep', async () => {
+    const now = deps.now();
+    // Which tenants have lapsed holds: the one question asked across businesses.
+    const tenants = await deps.prisma.booking.findMany({ where: lapsedHolds(now), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
+    for (const tenant of tenants) await expireHolds(deps.tenantDb(tenant), now);
+  });
+  every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
+
+  return {
+    stop() {
+      stopped = true;
+      timers.forEach(clearInterval);
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
+import * as Enums from '../src/generated/prisma/enums.ts';
+import { getDatamodel } from '../src/generated/pothos-prisma-types.ts';
+import { createBusiness } from '../src/platform/businesses.ts';
+import { ENGINES } from './support/app.ts';
+import { createTestPostgresDatabase } from './support/postgres.ts';
+
+/**
+ * Domain code reaches tenant rows only through the tenant scope (src/db/tenant-db.ts). For
+ * every model of schema.prisma that belongs to a business, a row of business A in the
+ * sandbox is invisible and untouchable through B's scope and through A's live scope, and a
+ * row claiming another owner cannot be written; through A's own sandbox scope it is found
+ * (so the check can fail). The rows are made from the datamodel, so a model added later is
+ * covered without new test code.
+ */
+
+interface Field {
+  name: string;
+  type: string;
+  kind: string;
+  isRequired: boolean;
+  isList: boolean;
+  isId: boolean;
+  hasDefaultValue: boolean;
+  isUpdatedAt: boolean;
+  relationFromFields?: string[];
+}
+interface Model {
+  fields: Field[];
+  primaryKey: { fields: string[] } | null;
+}
+
+const models = getDatamodel().datamodel.models as unknown as Record<string, Model>;
+const delegate = (db: object, model: string) => (db as Record<string, Record<string, (args?: object) => Promise<unknown>>>)[model[0].toLowerCase() + model.slice(1)];
+const unique = () => randomBytes(8).toString('hex');
+
+/** The fields that identify a row of `model`, as a findUnique `where`. */
+function keyOf(model: string, row: Record<string, unknown>): Record<string, unknown> {
+  const pk = models[model].primaryKey;
+  if (!pk) return { id: row.id };
+  return { [pk.fields.join('_')]: Object.fromEntries(pk.fields.map((f) => [f, row[f]])) };
+}
+
+/** A minimal row of `model` owned by `owner`, its required parents made first (same owner). */
+async function makeRow(db: Database, model: string, owner: TenantScope, clock = { t: Date.now() }): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = {};
+  const fields = models[model].fields;
+  for (const relation of fields.filter((f) => f.kind === 'object' && f.isRequired && !f.isList && f.relationFromFields?.length)) {
+    if (relation.type === 'Business') continue;
+    const parent = await makeRow(db, relation.type, owner, clock);
+    data[relation.relationFromFields![0]] = parent.id;
+  }
+  for (const f of fields) {
+    if (f.kind === 'object' || f.name in data || f.isUpdatedAt) continue;
+    if (f.name === 'businessId') data[f.name] = owner.businessId;
+    else if (f.name === 'livemode') data[f.name] = owner.livemode;
+    else if (!f.isRequired || (f.hasDefaultValue && !f.isId)) continue;
+    else if (f.isList) data[f.name] = [];
+    else if (f.kind === 'enum') data[f.name] = Object.values((Enums as unknown as Record<string, Record<string, string>>)[f.type])[0];
+    else if (f.type === 'String') data[f.name] = `${f.name}_${unique()}`;
+    else if (f.type === 'Int') data[f.name] = 0;
+    else if (f.type === 'Boolean') data[f.name] = false;
+    else if (f.type === 'DateTime') data[f.name] = new Date((clock.t += 3_600_000)); // later fields later (a booking ends after it starts)
+    else if (f.type === 'Json') data[f.name] = {};
+    else throw new Error(`${model}.${f.name}: no sample value for ${f.type}`);
+  }
+  return (await delegate(db.prisma, model).create({ data })) as Record<string, unknown>;
+}
+
+describe('the tenant scope covers every tenant model of schema.prisma', () => {
+  it('knows every model with a businessId, read from the schema file itself', async () => {
+    const schema = await readFile(path.resolve(import.meta.dirname, '../prisma/schema.prisma'), 'utf8');
+    const withBusiness = [...schema.matchAll(/model (\w+) \{([^}]*)\}/g)].filter(([, name, body]) => name !== 'Business' && /^\s+businessId\s/m.test(body)).map(([, name]) => name);
+    expect([...TENANT_MODELS.keys()].sort()).toEqual(withBusiness.sort());
+    expect(withBusiness.length).toBeGreaterThan(20);
+  });
+
+  it('leaves domain code no other way to tenant rows: no Prisma client, no database module, no raw SQL but the outbox notify', async () => {
+    const root = path.resolve(import.meta.dirname, '../src/domain');
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const offenders: string[] = [];
+    for (const file of files) {
+      const text = await readFile(path.join(root, file), 'utf8');
+      if (/import (?!type)[^;]*\bPrismaClient\b|from '[./]+db\/database\.ts'|new PrismaClient/.test(text)) offenders.push(`${file}: reaches an unscoped client`);
+      const raw = text.match(/\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)\b[^;]*/g) ?? [];
+      for (const call of raw) if (!(file === 'events/event.service.ts' && call.includes('pg_notify'))) offenders.push(`${file}: raw SQL ${call.slice(0, 60)}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe.each(ENGINES)('tenant scope on %s', (engine) => {
+  let db: Database;
+  let drop: (() => Promise<void>) | undefined;
+  let a: TenantScope;
+  let b: TenantScope;
+  let tenantDb: ReturnType<typeof tenantDbFactory>;
+
+  beforeAll(async () => {
+    const pg = engine === 'postgres' ? await createTestPostgresDatabase() : null;
+    drop = pg?.drop;
+    db = await openDatabase(pg ? { databaseUrl: pg.url } : { dataDir: 'memory://' });
+    a = { businessId: (await createBusiness(db.prisma, { name: 'A' })).business_id, livemode: false };
+    b = { businessId: (await createBusiness(db.prisma, { name: 'B' })).business_id, livemode: false };
+    tenantDb = tenantDbFactory(db.prisma);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it.each([...TENANT_MODELS.keys()])('%s of another business or environment can be neither read, changed, deleted nor written', async (model) => {
+    const row = await makeRow(db, model, a);
+    const key = keyOf(model, row);
+    const before = await delegate(db.prisma, model).findUnique({ where: key });
+    const scopes = TENANT_MODELS.get(model)!.environment ? [b, { ...a, livemode: true }] : [b];
+
+    // Its own scope finds it: the refusals below are the scope's doing.
+    expect(await delegate(tenantDb(a), model).findUnique({ where: key })).toEqual(before);
+
+    for (const scope of scopes) {
+      const foreign = delegate(tenantDb(scope), model);
+      expect(await foreign.findUnique({ where: key })).toBeNull();
+      expect(await foreign.findFirst({ where: key.id ? { id: key.id } : {} })).toBeNull();
+      expect(await foreign.findMany({ where: key.id ? { id: key.id } : {} })).toEqual([]);
+      expect(await foreign.count({ where: key.id ? { id: key.id } : {} })).toBe(0);
+      expect(await foreign.updateMany({ where: key.id ? { id: key.id } : {}, data: {} })).toEqual({ count: 0 });
+      await expect(foreign.update({ where: key, data: {} })).rejects.toMatchObject({ code: 'P2025' });
+      await expect(foreign.delete({ where: key })).rejects.toMatchObject({ code: 'P2025' });
+      expect(await foreign.deleteMany({ where: key.id ? { id: key.id } : {} })).toEqual({ count: 0 });
+      // A row claiming the other tenant as its owner is refused before it reaches the database.
+      const { id: _id, ...copy } = row;
+      await expect(foreign.create({ data: { ...copy, ...(row.id ? { id: `${String(row.id)}_copy` } : { key: unique() }) } })).rejects.toBeInstanceOf(TenantScopeViolation);
+    }
+    expect(await delegate(db.prisma, model).findUnique({ where: key })).toEqual(before);
+  });
+
+  it("reaches only the caller's own business row", async () => {
+    expect(await tenantDb(b).business.findUnique({ where: { id: a.businessId } })).toBeNull();
+    expect(await tenantDb(b).business.findMany({})).toEqual([expect.objectContaining({ id: b.businessId })]);
+    await expect(tenantDb(b).business.update({ where: { id: a.businessId }, data: { name: 'taken' } })).rejects.toMatchObject({ code: 'P2025' });
+    await expect(tenantDb(b).business.create({ data: { id: 'biz_x', name: 'x' } })).rejects.toBeInstanceOf(TenantScopeViolation);
+  });
+
+  it('refuses nested writes, which would create rows the scope never sees', async () => {
+    await expect(
+      tenantDb(a).customer.create({ data: { id: `cus_${unique()}`, ...a, name: 'N', conversations: { create: { id: `conv_${unique()}`, ...b, channel: 'sms' } } } as never }),
+    ).rejects.toBeInstanceOf(TenantScopeViolation);
+  });
+});
