@@ -78,6 +78,11 @@ function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<st
   const sources = c.route.args ?? {};
   const byRestName = new Map(field.args.filter((a) => !sources[a.name] && !RELAY_ONLY.has(a.name)).map((a) => [LIST_PARAMS[a.name] ?? snake(a.name), a] as const));
   const variables: Record<string, unknown> = {};
+  // A route without a body argument takes no body parameters: a key sent anyway is a typo.
+  if (!Object.values(sources).includes('body') && body !== null && typeof body === 'object') {
+    const [first] = Object.keys(body);
+    if (first !== undefined) throw CommonErrors.parameterUnknown(first);
+  }
   for (const [name, source] of Object.entries(sources)) {
     const arg = field.args.find((a) => a.name === name)!;
     variables[name] = source === 'body' ? fromRest(body, arg.type) : pathParam(source.slice('path.'.length), params[source.slice('path.'.length)]);

@@ -60,7 +60,8 @@ export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   if (op?.access.permission) codes.add('permission_denied');
   if (c.pathParams.length) codes.add('resource_missing');
   const args = op ? argumentsSchema(op) : null;
-  if (c.list || Object.keys(args?.properties ?? {}).length) codes.add('parameter_invalid');
+  // Any input may be refused: its arguments, and the body every POST reads (the input check).
+  if (c.list || Object.keys(args?.properties ?? {}).length || c.route.method === 'POST') codes.add('parameter_invalid');
   if ((args?.required ?? []).length || requiresNested(args)) codes.add('parameter_missing');
   if (c.route.method === 'POST') {
     for (const code of ['invalid_json', 'payload_too_large', 'nesting_too_deep', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use']) codes.add(code);

@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
-import * as Enums from '../src/generated/prisma/enums.ts';
-import { getDatamodel } from '../src/generated/pothos-prisma-types.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES } from './support/app.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
+import { delegate, keyOf, makeRow, unique } from './support/rows.ts';
 
 /**
  * Domain code reaches tenant rows only through the tenant scope (src/db/tenant-db.ts). For
@@ -18,59 +16,6 @@ import { createTestPostgresDatabase } from './support/postgres.ts';
  * (so the check can fail). The rows are made from the datamodel, so a model added later is
  * covered without new test code.
  */
-
-interface Field {
-  name: string;
-  type: string;
-  kind: string;
-  isRequired: boolean;
-  isList: boolean;
-  isId: boolean;
-  hasDefaultValue: boolean;
-  isUpdatedAt: boolean;
-  relationFromFields?: string[];
-}
-interface Model {
-  fields: Field[];
-  primaryKey: { fields: string[] } | null;
-}
-
-const models = getDatamodel().datamodel.models as unknown as Record<string, Model>;
-const delegate = (db: object, model: string) => (db as Record<string, Record<string, (args?: object) => Promise<unknown>>>)[model[0].toLowerCase() + model.slice(1)];
-const unique = () => randomBytes(8).toString('hex');
-
-/** The fields that identify a row of `model`, as a findUnique `where`. */
-function keyOf(model: string, row: Record<string, unknown>): Record<string, unknown> {
-  const pk = models[model].primaryKey;
-  if (!pk) return { id: row.id };
-  return { [pk.fields.join('_')]: Object.fromEntries(pk.fields.map((f) => [f, row[f]])) };
-}
-
-/** A minimal row of `model` owned by `owner`, its required parents made first (same owner). */
-async function makeRow(db: Database, model: string, owner: TenantScope, clock = { t: Date.now() }): Promise<Record<string, unknown>> {
-  const data: Record<string, unknown> = {};
-  const fields = models[model].fields;
-  for (const relation of fields.filter((f) => f.kind === 'object' && f.isRequired && !f.isList && f.relationFromFields?.length)) {
-    if (relation.type === 'Business') continue;
-    const parent = await makeRow(db, relation.type, owner, clock);
-    data[relation.relationFromFields![0]] = parent.id;
-  }
-  for (const f of fields) {
-    if (f.kind === 'object' || f.name in data || f.isUpdatedAt) continue;
-    if (f.name === 'businessId') data[f.name] = owner.businessId;
-    else if (f.name === 'livemode') data[f.name] = owner.livemode;
-    else if (!f.isRequired || (f.hasDefaultValue && !f.isId)) continue;
-    else if (f.isList) data[f.name] = [];
-    else if (f.kind === 'enum') data[f.name] = Object.values((Enums as unknown as Record<string, Record<string, string>>)[f.type])[0];
-    else if (f.type === 'String') data[f.name] = `${f.name}_${unique()}`;
-    else if (f.type === 'Int') data[f.name] = 0;
-    else if (f.type === 'Boolean') data[f.name] = false;
-    else if (f.type === 'DateTime') data[f.name] = new Date((clock.t += 3_600_000)); // later fields later (a booking ends after it starts)
-    else if (f.type === 'Json') data[f.name] = {};
-    else throw new Error(`${model}.${f.name}: no sample value for ${f.type}`);
-  }
-  return (await delegate(db.prisma, model).create({ data })) as Record<string, unknown>;
-}
 
 describe('the tenant scope covers every tenant model of schema.prisma', () => {
   it('knows every model with a businessId, read from the schema file itself', async () => {

@@ -11,6 +11,8 @@ export const rentalPeriodFields = {
 
 /** A rental period: start before end, at most a year (validated here, once). */
 export function checkRentalPeriod(p: { startAt: Date; endAt: Date }, ctx: z.RefinementCtx, prefix: string[] = []) {
+  // zod runs an object's refinement even when a field failed its own checks (then it is no Date).
+  if (!(p.startAt instanceof Date) || !(p.endAt instanceof Date)) return;
   if (p.endAt <= p.startAt) ctx.addIssue({ code: 'custom', path: [...prefix, 'endAt'], message: 'must be after start_at' });
   else if (p.endAt.getTime() - p.startAt.getTime() > 366 * 86_400_000) ctx.addIssue({ code: 'custom', path: [...prefix, 'endAt'], message: 'a rental lasts at most 366 days' });
 }
