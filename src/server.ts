@@ -134,12 +134,13 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     yoga,
     async listen(port, host) {
       const s = createServer(listener);
-      // graphql-ws subscriptions on /graphql, through the same pipeline and API keys.
-      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, admit: async (authorization, env) => admit({ prisma, hostEnvironment }, authorization, env) });
       await new Promise<void>((resolve, reject) => {
         s.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortInUseError(host, port) : err));
         s.listen(port, host, () => resolve());
       });
+      // graphql-ws subscriptions on /graphql, through the same pipeline and API keys; attached
+      // once listening, so a listen error is ours to report, not the WebSocket server's.
+      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, admit: async (authorization, env) => admit({ prisma, hostEnvironment }, authorization, env) });
       server = s;
       return s;
     },

@@ -125,6 +125,10 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     logging: false,
+    // yoga's own health check answers any URL that merely ends with its endpoint (a query
+    // string included), before authentication. Health is ours (use-health.ts): no parsed URL
+    // ends with a NUL, so it never answers.
+    healthCheckEndpoint: '\u0000',
     plugins: plugins as never,
     maskedErrors: {
       maskError(error) {
