@@ -3,7 +3,7 @@
 //
 // Each server runs in its own child process; autocannon drives it from this process over
 // loopback, one server at a time. On these shared 2-core machines read the ratio, not the
-// absolute figures (/work/shared/TOOLCHAIN.md "Load and timing").
+// absolute figures, and the CPU per request beside them, which varies least.
 //
 // Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10),
 //      BENCH_ROUNDS (1; rounds alternate the order), BENCH_CPU_PROF (a directory: the

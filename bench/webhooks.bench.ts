@@ -15,8 +15,7 @@
 // WebhookMessage due at its createdAt, pg_notify at commit): through Prisma recordEvent
 // costs ~20 ms per event on these machines, which would throttle the inserting side of (i)
 // and put the producer's own transaction time into (ii).
-// On these shared 2-core machines read the ratios, not the absolute figures
-// (/work/shared/TOOLCHAIN.md "Load and timing").
+// On these shared 2-core machines read the ratios, not the absolute figures.
 //
 // Env: BENCH_EVENTS (2000), BENCH_RATE (50 events/s), BENCH_LATENCY_SECONDS (5),
 //      BENCH_ROUNDS (1; rounds alternate the order), BENCH_TARGETS (project,baseline),

@@ -21,7 +21,7 @@ export interface AppConfig {
   webhookTimeoutMs: number;
   /** WEBHOOK_PRIVATE_URLS: whether endpoints may target private, loopback and link-local addresses (deny | sandbox | allow). */
   webhookPrivateUrls: PrivateTargetPolicy;
-  /** Multiplies the retry delays of sandbox deliveries (CONTRACT.md). */
+  /** Multiplies the retry delays of sandbox deliveries (the contract). */
   sandboxRetryScale: number;
   /** Host names that serve only one environment (unset: one host serves both, the key decides). */
   sandboxHost: string | undefined;

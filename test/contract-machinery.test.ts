@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, nextPeriod } from './support/fixtures.ts';
 
-/** Idempotency, rate limits, audit and the OpenAPI document (CONTRACT.md), on both engines. */
+/** Idempotency, rate limits, audit and the OpenAPI document (the contract), on both engines. */
 describe.each(ENGINES)('contract machinery on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;

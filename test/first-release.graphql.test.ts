@@ -1,4 +1,4 @@
-// The first-release operations (SPEC.md "What the service does" item 5) over GraphQL, on both
+// The first-release operations (the spec, "What the service does" item 5) over GraphQL, on both
 // storage engines: what an integrator sees through POST /graphql with a Bearer key, the
 // contract's errors in `extensions`, and the cost of nested reads in SQL statements.
 import { PGlite } from '@electric-sql/pglite';
@@ -559,7 +559,7 @@ describe.each(ENGINES)('first release over GraphQL on %s', (engine) => {
       expect(authError(res.body)).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', request_id: res.headers.get('request-id') });
     });
 
-    // CONTRACT.md: GraphQL errors carry type, code and request_id in `extensions`, auth failures too.
+    // the contract: GraphQL errors carry type, code and request_id in `extensions`, auth failures too.
     it('answers authentication failures in the GraphQL response shape (errors[].extensions)', async () => {
       const missing = await rawGraphql(t.baseUrl, {}, '{ vehicles(first: 1) { edges { cursor } } }');
       const invalid = await rawGraphql(t.baseUrl, { authorization: `Bearer svc_test_sk_${'a'.repeat(40)}` }, '{ vehicles(first: 1) { edges { cursor } } }');
@@ -571,7 +571,7 @@ describe.each(ENGINES)('first release over GraphQL on %s', (engine) => {
   });
 
   describe('bad inputs', () => {
-    // CONTRACT.md: inputs without an offset are a validation error; no input is ever a 500.
+    // the contract: inputs without an offset are a validation error; no input is ever a 500.
     it('refuses a startAt without a UTC offset in variables as a validation error', async () => {
       // Given a period whose start has no offset
       const { endAt } = at(160, 1);

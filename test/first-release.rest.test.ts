@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, period, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, nextPeriod } from './support/fixtures.ts';
 
-/** The twelve first-release operations (SPEC.md item 5) over REST, on both engines. */
+/** The twelve first-release operations (the spec, item 5) over REST, on both engines. */
 describe.each(ENGINES)('first release over REST on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;

@@ -1,6 +1,6 @@
 // The outbox across real process boundaries (PostgreSQL only): a server killed between the
 // commit of an event and its delivery, and two `npm run worker` processes sharing one queue.
-// CONTRACT.md "Events and webhooks": none lost across a crash; a 2xx answer is delivered.
+// the contract, "Events and webhooks": none lost across a crash; a 2xx answer is delivered.
 import { tenantDbFactory } from '../src/db/tenant-db.ts';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:http';

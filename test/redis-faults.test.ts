@@ -1,5 +1,5 @@
-// Redis going away and coming back, as a client of two real API processes sees it (STYLE.md:
-// real processes, real HTTP, a real graphql-ws client). Our own redis-server on a free port is
+// Redis going away and coming back, as a client of two real API processes sees it (real
+// processes, real HTTP, a real graphql-ws client). Our own redis-server on a free port is
 // killed under load and started again; the shared one on 6379 is never touched.
 import { createClient, type Client } from 'graphql-ws';
 import { Redis } from 'ioredis';

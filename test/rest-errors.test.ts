@@ -4,7 +4,7 @@ import { createBooking, createVehicle } from './support/fixtures.ts';
 
 /**
  * Every first-release operation answers bad callers and bad input in the contract's
- * envelope and status (CONTRACT.md "Errors"), never with a 500.
+ * envelope and status (the contract, "Errors"), never with a 500.
  */
 describe.each(ENGINES)('REST errors on %s', (engine) => {
   let t: TestApp;

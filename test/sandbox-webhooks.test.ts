@@ -6,7 +6,7 @@ import { startReceiver } from './support/receiver.ts';
 const LIFECYCLE = ['booking.created', 'deposit.secured', 'pickup.ready', 'rental.started', 'return.submitted', 'rental.completed'];
 
 /**
- * SPEC.md's sandbox sequence, end to end: every step over REST, every event to a real HTTP
+ * the spec's sandbox sequence, end to end: every step over REST, every event to a real HTTP
  * receiver on loopback, signed, in order, and the booking's timeline agrees with what the
  * receiver saw.
  */

@@ -10,7 +10,7 @@ function soon(days: number) {
 
 const LIFECYCLE = ['booking.created', 'deposit.secured', 'pickup.ready', 'rental.started', 'return.submitted', 'rental.completed'];
 
-/** The sandbox simulation endpoints (SPEC.md "Sandbox simulation endpoints", CONTRACT.md "Sandbox"), on both engines. */
+/** The sandbox simulation endpoints (the spec, "Sandbox simulation endpoints"; the contract, "Sandbox"), on both engines. */
 describe.each(ENGINES)('sandbox simulations on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;

@@ -1,4 +1,4 @@
-// Live events over GraphQL subscriptions (STYLE.md: a real graphql-ws client over real HTTP):
+// Live events over GraphQL subscriptions (a real graphql-ws client over real HTTP):
 // graphql-ws on /graphql and SSE through the same endpoint, scoped by the key to one business
 // and one environment, on both storage engines; and across two API processes through Redis.
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';

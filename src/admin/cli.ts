@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import { ADMIN_USAGE, AdminUsageError, parseAdminArgs, runAdminCommand } from './admin-commands.ts';
 
 /**
- * `npm run admin -- <command>`: what the API has no operation for (CONTRACT.md: creating a
+ * `npm run admin -- <command>`: what the API has no operation for (the contract: creating a
  * business and its keys). Works on PostgreSQL at any time, and on the embedded database
  * while no server holds it.
  *

@@ -1,5 +1,5 @@
 // Migrations without Prisma's native schema engine (it cannot be downloaded here): the same
-// engine compiled to WebAssembly, driven over a driver adapter (see TOOLCHAIN.md). It keeps
+// engine compiled to WebAssembly, driven over a driver adapter. It keeps
 // the standard layout (prisma/migrations/<name>/migration.sql plus the _prisma_migrations
 // table), so `prisma migrate deploy` can take over wherever the native engine exists.
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';

@@ -31,7 +31,7 @@ export interface CreatedKey {
   kind: KeyKind;
 }
 
-/** Make a key; its full text is returned once and only its hash is stored (CONTRACT.md). */
+/** Make a key; its full text is returned once and only its hash is stored (the contract). */
 export async function createApiKey(
   db: KeyStore,
   input: { businessId: string; livemode: boolean; kind: KeyKind; name?: string; memberId?: string; permissions?: string[] },

@@ -11,7 +11,7 @@ export interface CreatedBusiness {
 }
 
 /**
- * Create a business with its first four keys. There is no API for this (CONTRACT.md):
+ * Create a business with its first four keys. There is no API for this (the contract):
  * the admin command line and the demo seed call it.
  */
 export async function createBusiness(prisma: PrismaClient, input: { name: string; currency?: string }): Promise<CreatedBusiness> {

@@ -3,7 +3,7 @@ import { getEvent, listEvents } from '../domain/events/list-events.ts';
 import { getBookingTimeline, type TimelineEntry } from '../domain/bookings/get-booking-timeline.ts';
 import { operationField } from './operation-field.ts';
 
-/** The one event shape (CONTRACT.md): the same fields as a webhook body. */
+/** The one event shape (the contract): the same fields as a webhook body. */
 export const Event = builder.prismaObject('Event', {
   description: 'Something that happened; the same object is delivered by webhooks and subscriptions.',
   fields: (t) => ({

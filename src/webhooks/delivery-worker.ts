@@ -15,7 +15,7 @@ export interface DeliveryWorkerOptions {
   pollMs: number;
   /** How long a claimed message is reserved for its sender before another worker may take it. */
   leaseMs: number;
-  /** An answer slower than this counts as failed (CONTRACT.md: 10 s). */
+  /** An answer slower than this counts as failed (the contract: 10 s). */
   timeoutMs: number;
   batchSize: number;
   concurrency: number;

@@ -21,7 +21,7 @@ const AGENT_WRITES: PermissionGroup[] = [
   'quotes', 'bookings', 'customers', 'messages', 'pickup', 'returns', 'vehicle_access', 'identity', 'agreements', 'insurance',
 ];
 
-/** What each team role may do (CONTRACT.md "Roles and permissions"). */
+/** What each team role may do (the contract, "Roles and permissions"). */
 export const ROLE_PERMISSIONS: Record<TeamRole, readonly Permission[]> = {
   owner: ALL_PERMISSIONS,
   admin: ALL_PERMISSIONS,

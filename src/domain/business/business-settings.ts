@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainContext } from '../shared/context.ts';
 
 /**
- * Rental settings of a business (SPEC.md "Named field sets"). Stored as JSON; every read
+ * Rental settings of a business (the spec, "Named field sets"). Stored as JSON; every read
  * goes through `readSettings`, so missing keys take these defaults.
  */
 export const businessSettingsSchema = z.object({

@@ -70,7 +70,7 @@ export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput
 
 export type EventRow = Awaited<ReturnType<typeof recordEvent>>;
 
-/** The one event shape (CONTRACT.md "Events and webhooks"), for webhooks, subscriptions and lists. */
+/** The one event shape (the contract, "Events and webhooks"), for webhooks, subscriptions and lists. */
 export function presentEvent(row: { id: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null }) {
   return {
     id: row.id,

@@ -1,5 +1,5 @@
 /**
- * Payment credentials never pass through the API (SPEC.md item 7): message bodies lose card
+ * Payment credentials never pass through the API (the spec, item 7): message bodies lose card
  * numbers and security codes before they are stored or echoed.
  *
  * Card numbers are found in "digit runs": maximal sequences of digits (any Unicode decimal

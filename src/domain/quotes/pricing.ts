@@ -1,5 +1,5 @@
 /**
- * Rental pricing (CONTRACT.md "Quote"). Pure: the same inputs give the same cents, and
+ * Rental pricing (the contract, "Quote"). Pure: the same inputs give the same cents, and
  * a booking snapshots its result.
  */
 export interface PricedVehicle {

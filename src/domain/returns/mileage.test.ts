@@ -4,7 +4,7 @@ import { computeMileage } from './mileage.ts';
 
 const readings = { mileageOut: 1000, mileageIn: 1900, includedMiles: 400, extraMileFeeCents: 35, unlimitedMiles: false };
 
-describe('computeMileage (SPEC.md "Mileage object")', () => {
+describe('computeMileage (the spec, "Mileage object")', () => {
   it('charges the miles over the included total at the extra-mile fee', () => {
     expect(computeMileage(readings)).toEqual({
       mileageOut: 1000, mileageIn: 1900, milesUsed: 900, includedMiles: 400, overMiles: 500, extraMileFeeCents: 35, mileageFeeCents: 17500, unlimitedMiles: false,

@@ -1,6 +1,6 @@
 import { validationError } from '../shared/common.errors.ts';
 
-/** The spec's mileage object (SPEC.md "Mileage object"), in the domain's camelCase. */
+/** The spec's mileage object (the spec, "Mileage object"), in the domain's camelCase. */
 export interface Mileage {
   mileageOut: number;
   mileageIn: number;

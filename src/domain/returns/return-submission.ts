@@ -16,7 +16,7 @@ export interface ReturnOutcome extends BookingOutcome {
 /**
  * The vehicle came back: the booking goes to return review. When both readings exist the
  * mileage object is computed, and a positive fee becomes a post-trip charge of type
- * `mileage` (CONTRACT.md "Booking").
+ * `mileage` (the contract, "Booking").
  */
 export async function submitReturn(tx: Db, origin: EventOrigin, booking: Booking, input: { mileageIn?: number | null }, now: Date): Promise<ReturnOutcome> {
   const mileageIn = input.mileageIn ?? booking.mileageIn;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-/** Type prefixes of every object id (CONTRACT.md "Objects"). */
+/** Type prefixes of every object id (the contract, "Objects"). */
 export const ID_PREFIX = {
   business: 'biz',
   teamMember: 'mem',

@@ -1,5 +1,5 @@
 /**
- * Delivery retries (CONTRACT.md "Events and webhooks"): after the first attempt, retries
+ * Delivery retries (the contract, "Events and webhooks"): after the first attempt, retries
  * after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts, then given up.
  */
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
