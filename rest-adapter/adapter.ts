@@ -159,9 +159,10 @@ async function serveJson(yoga: Yoga, c: CompiledRoute & { route: JsonRoute }, pa
       data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
       has_more: url.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
       url: url.pathname,
-    });
+    }, edge.headers);
   }
-  return jsonResponse(c.route.status ?? 200, isObjectType(returned) ? toRest(data, c.field!.type) : data);
+  // The edge's headers go in now: an answer left unchanged after it is made is written in one go.
+  return jsonResponse(c.route.status ?? 200, isObjectType(returned) ? toRest(data, c.field!.type) : data, edge.headers);
 }
 
 async function serveHandler(yoga: Yoga, route: HandlerRoute, params: Record<string, string>, request: Request, body: string, edge: ServerContext): Promise<Response> {

@@ -1,6 +1,6 @@
 import {
   getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isObjectType, isScalarType,
-  type GraphQLField, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType,
+  type GraphQLField, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType,
 } from 'graphql';
 import { CommonErrors } from '../src/domain/shared/common.errors.ts';
 
@@ -21,6 +21,22 @@ function restFields(type: GraphQLObjectType): GraphQLField<unknown, unknown>[] {
   });
 }
 
+interface RestShape {
+  object: string | null;
+  fields: { name: string; restName: string; type: GraphQLOutputType }[];
+}
+
+// A schema's types do not change once built: each type's REST shape is worked out once.
+const restShapes = new WeakMap<GraphQLObjectType, RestShape>();
+function restShape(type: GraphQLObjectType): RestShape {
+  let shape = restShapes.get(type);
+  if (!shape) {
+    shape = { object: snake(type.name).replace(/^_/, ''), fields: restFields(type).map((f) => ({ name: f.name, restName: snake(f.name), type: f.type })) };
+    restShapes.set(type, shape);
+  }
+  return shape;
+}
+
 /** The GraphQL selection set of a REST object (`__typename` names its `object`). */
 export function selectionOf(type: GraphQLObjectType): string {
   const parts = isEntity(type) ? ['__typename'] : [];
@@ -38,12 +54,21 @@ export function toRest(value: unknown, type: GraphQLOutputType): unknown {
   if (isListType(nullable)) return (value as unknown[]).map((v) => toRest(v, nullable.ofType));
   if (!isObjectType(nullable)) return value;
   const source = value as Record<string, unknown>;
+  const shape = restShape(nullable);
   const out: Record<string, unknown> = {};
-  if (typeof source.__typename === 'string') out.object = snake(source.__typename).replace(/^_/, '');
-  for (const field of restFields(nullable)) {
-    if (field.name in source) out[snake(field.name)] = toRest(source[field.name], field.type);
+  if (typeof source.__typename === 'string') out.object = source.__typename === nullable.name ? shape.object : snake(source.__typename).replace(/^_/, '');
+  for (const field of shape.fields) {
+    if (field.name in source) out[field.restName] = toRest(source[field.name], field.type);
   }
   return out;
+}
+
+const inputNamesByType = new WeakMap<GraphQLInputObjectType, Map<string, string>>();
+/** An input type's REST names (snake_case) → its field names. */
+function inputNames(type: GraphQLInputObjectType): Map<string, string> {
+  let names = inputNamesByType.get(type);
+  if (!names) inputNamesByType.set(type, (names = new Map(Object.keys(type.getFields()).map((name) => [snake(name), name]))));
+  return names;
 }
 
 /**
@@ -57,7 +82,7 @@ export function fromRest(value: unknown, type: GraphQLInputType, path: string[] 
   if (isListType(nullable)) return Array.isArray(value) ? value.map((v, i) => fromRest(v, nullable.ofType, [...path, String(i)])) : value;
   if (!isInputObjectType(nullable) || Array.isArray(value)) return value;
   const fields = nullable.getFields();
-  const bySnake = new Map(Object.keys(fields).map((name) => [snake(name), name]));
+  const bySnake = inputNames(nullable);
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const name = bySnake.get(key);

@@ -1,3 +1,4 @@
+import { Response } from '@whatwg-node/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from './db/database.ts';
 import { pendingMigrations } from './db/migration-status.ts';

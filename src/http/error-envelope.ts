@@ -1,3 +1,4 @@
+import { Response } from '@whatwg-node/server';
 import { GraphQLError } from 'graphql';
 import { CommonErrors } from '../domain/shared/common.errors.ts';
 import { DomainError, type ErrorType } from '../domain/shared/errors.ts';

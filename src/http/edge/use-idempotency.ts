@@ -1,3 +1,4 @@
+import { Response } from '@whatwg-node/server';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, releaseIdempotencyKey, renewIdempotencyLease } from '../idempotency.ts';
 import { refusing, type EdgePlugin, type ServerContext } from './context.ts';

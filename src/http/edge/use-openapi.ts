@@ -1,3 +1,4 @@
+import { Response } from '@whatwg-node/server';
 import type { EdgePlugin } from './context.ts';
 
 /** GET /v1/openapi.json, without a key: the REST contract, generated from the route table. */

@@ -1,3 +1,4 @@
+import { Response } from '@whatwg-node/server';
 import type { EdgePlugin, ServerContext } from './context.ts';
 
 /**
