@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
-import { TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
+import { postgresRowReader, TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES } from './support/app.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
@@ -52,7 +52,8 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
     db = await openDatabase(pg ? { databaseUrl: pg.url } : { dataDir: 'memory://' });
     a = { businessId: (await createBusiness(db.prisma, { name: 'A' })).business_id, livemode: false };
     b = { businessId: (await createBusiness(db.prisma, { name: 'B' })).business_id, livemode: false };
-    tenantDb = tenantDbFactory(db.prisma);
+    // As the server runs it: on PostgreSQL, reads by id go straight to SQL, with the same scope.
+    tenantDb = tenantDbFactory(db.prisma, undefined, { reader: db.pool ? postgresRowReader(db.pool) : undefined });
   });
   afterAll(async () => {
     await db?.close();
@@ -65,8 +66,8 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
     const before = await delegate(db.prisma, model).findUnique({ where: key });
     const scopes = TENANT_MODELS.get(model)!.environment ? [b, { ...a, livemode: true }] : [b];
 
-    // Its own scope finds it: the refusals below are the scope's doing.
-    expect(await delegate(tenantDb(a), model).findUnique({ where: key })).toEqual(before);
+    // Its own scope finds it, exactly as Prisma returns it: the refusals below are the scope's doing.
+    expect(await delegate(tenantDb(a), model).findUnique({ where: key })).toStrictEqual(before);
 
     for (const scope of scopes) {
       const foreign = delegate(tenantDb(scope), model);

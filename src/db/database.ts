@@ -16,6 +16,8 @@ import { applyMigrations } from './migrate.ts';
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
+  /** PostgreSQL only: the pool Prisma's adapter draws on, shared by the tenant scope's direct reads. */
+  pool?: pg.Pool;
   /**
    * Call `onNotify` for each NOTIFY on `channel` (sent at commit by `pg_notify` inside a
    * transaction). Returns a function that stops listening.
@@ -64,6 +66,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   return {
     prisma,
     kind: 'postgres',
+    pool,
     listen: (channel, onNotify) => listenPostgres(url, channel, onNotify, listeners),
     close: once(async () => {
       await Promise.all([...listeners].map((c) => c.end().catch(() => {})));

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { getDatamodel } from '../generated/pothos-prisma-types.ts';
 
@@ -13,7 +14,7 @@ interface ModelScope {
   relations: ReadonlySet<string>;
 }
 
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: { name: string; kind: string }[] }>;
+const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: { name: string; kind: string; type: string; isId: boolean }[] }>;
 
 /**
  * Every model that belongs to a business (it has `businessId`), read from schema.prisma's
@@ -28,6 +29,38 @@ export const TENANT_MODELS: ReadonlyMap<string, ModelScope> = new Map(
       { environment: m.fields.some((f) => f.name === 'livemode'), relations: new Set(m.fields.filter((f) => f.kind === 'object').map((f) => f.name)) },
     ]),
 );
+
+/**
+ * A row by its id with exact SQL on the pool Prisma's adapter draws on: the hottest read of
+ * every API (`GET /v1/<objects>/{id}`) at a fraction of the ORM's cost. The condition is the
+ * scope's own (`scopeArgs`), only written as SQL here; the row comes back exactly as Prisma
+ * returns it (same fields in the same order, the same types).
+ */
+export interface RowReader {
+  byId(model: string, where: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+}
+
+/** Prisma stores `DateTime` as `timestamp(3)` in UTC; pg would read it in the process's time zone. */
+const TIMESTAMP_OID = 1114;
+const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
+
+export function postgresRowReader(pool: pg.Pool): RowReader {
+  const columnsOf = new Map<string, string>();
+  const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as never)) };
+  return {
+    async byId(model, where) {
+      let columns = columnsOf.get(model);
+      if (!columns) {
+        columns = models[model].fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => `"${f.name}"`).join(', ');
+        columnsOf.set(model, columns);
+      }
+      const fields = Object.keys(where);
+      const sql = `SELECT ${columns} FROM "${model}" WHERE ${fields.map((f, i) => `"${f}" = $${i + 1}`).join(' AND ')} LIMIT 1`;
+      const { rows } = await pool.query({ text: sql, values: fields.map((f) => where[f]), types: types as never });
+      return (rows[0] as Record<string, unknown> | undefined) ?? null;
+    },
+  };
+}
 
 const READS_AND_WRITES_BY_WHERE = new Set([
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
@@ -130,8 +163,9 @@ const CLIENT_ONLY = new Set(['$extends', '$use', '$on', '$connect', '$disconnect
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
 
 /** A model's delegate whose every operation runs with `scopeArgs`. */
-function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, observe: RowObserver | undefined): Delegate {
+function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, observe: RowObserver | undefined, reader: RowReader | undefined): Delegate {
   const out: Delegate = {};
+  const byIdDirect = reader && models[model]?.fields.some((f) => f.name === 'id' && f.isId);
   for (const operation of OPERATIONS) {
     out[operation] = (args?: unknown) => {
       let scoped: Args;
@@ -140,7 +174,8 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
       } catch (err) {
         return Promise.reject(err); // as the query itself would fail: callers await
       }
-      const result = delegate[operation](scoped);
+      const direct = byIdDirect && operation === 'findUnique' && isPlainReadById(args as Args) && isFlatEquality(scoped.where!);
+      const result = direct ? reader!.byId(model, scoped.where!) : delegate[operation](scoped);
       if (!observe || !SINGLE_ROW.has(operation) || !observe.wants()) return result;
       return result.then((row) => {
         if (row && typeof row === 'object') observe.touch(model, row as { id?: unknown });
@@ -151,13 +186,34 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
   return out;
 }
 
+/** A condition that is only `field = value` (a caller's id the owner collides with is AND-ed instead). */
+function isFlatEquality(where: Record<string, unknown>): boolean {
+  for (const key in where) {
+    const value = where[key];
+    if (typeof value !== 'string' && typeof value !== 'boolean') return false;
+  }
+  return true;
+}
+
+/** `findUnique({ where: { id } })` of the whole row: nothing for the ORM to select, include or shape. */
+function isPlainReadById(args: Args | undefined): boolean {
+  if (!args || typeof args.where?.id !== 'string' || Object.keys(args.where).length !== 1) return false;
+  for (const key in args) {
+    if (key === 'where') continue;
+    const value = args[key];
+    // Pothos passes what a selection needs from relations; none is none.
+    if (!(value === undefined || (key === 'include' && value !== null && typeof value === 'object' && Object.keys(value).length === 0))) return false;
+  }
+  return true;
+}
+
 /**
  * The client confined to one tenant: its model delegates apply `scopeArgs` to every call;
  * an interactive transaction hands its callback a client confined the same way. (A thin
  * wrapper rather than a Prisma client extension: the same rule at a fraction of the cost
  * per query.) Batch transactions and what would build another client are not available.
  */
-function scopedClient(base: object, scope: TenantScope, observe: RowObserver | undefined): unknown {
+function scopedClient(base: object, scope: TenantScope, observe: RowObserver | undefined, reader?: RowReader): unknown {
   const delegates = new Map<string, Delegate>();
   return new Proxy(base, {
     get(target, prop) {
@@ -166,7 +222,7 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
       const model = MODEL_OF_DELEGATE.get(prop);
       if (model) {
         let delegate = delegates.get(prop);
-        if (!delegate) delegates.set(prop, (delegate = scopedDelegate(value as Delegate, model, scope, observe)));
+        if (!delegate) delegates.set(prop, (delegate = scopedDelegate(value as Delegate, model, scope, observe, reader)));
         return delegate;
       }
       if (prop === '$transaction') {
@@ -188,7 +244,8 @@ export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connec
 export type TenantTx = Prisma.TransactionClient;
 
 /** Scoped clients, one per tenant, kept for the most recently used tenants. */
-export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, capacity = 1_000) {
+export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, options: { reader?: RowReader; capacity?: number } = {}) {
+  const capacity = options.capacity ?? 1_000;
   const cache = new Map<string, TenantDb>();
   return function tenantDb(scope: TenantScope): TenantDb {
     const key = `${scope.businessId}:${scope.livemode}`;
@@ -196,7 +253,7 @@ export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, cap
     if (db) {
       cache.delete(key); // most recent last
     } else {
-      db = scopedClient(prisma, { businessId: scope.businessId, livemode: scope.livemode }, observe) as TenantDb;
+      db = scopedClient(prisma, { businessId: scope.businessId, livemode: scope.livemode }, observe, options.reader) as TenantDb;
       if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
     }
     cache.set(key, db);

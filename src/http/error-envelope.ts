@@ -30,7 +30,9 @@ export function toGraphQLError(error: DomainError, requestId: string, at?: Pick<
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  const text = JSON.stringify(body);
+  // A known length: the answer goes out in one write, not as chunks with a closing one.
+  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers } });
 }
 
 /** An error answer: the envelope, or on /graphql the same error in GraphQL's shape. */

@@ -1,4 +1,5 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga, isAsyncIterable, type YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
@@ -119,6 +120,10 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useSafeInput(),
     ...useArmor(),
     useContractErrorExtensions(),
+    // The REST routes' documents are a fixed set, compiled once to plain functions; arbitrary
+    // /graphql documents keep the standard executor (compiling each new one costs more than
+    // it saves, and a caller could send endless new ones).
+    useGraphQlJit({}, { enableIf: (args) => (args.contextValue as { kind?: string }).kind === 'rest' }) as EdgePlugin,
   ];
   yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
