@@ -1,6 +1,6 @@
 // Minimal typings for the parts of autocannon (no @types package installed) the bench uses.
 declare module 'autocannon' {
-  interface Histogram {
+  export interface Histogram {
     average: number;
     mean: number;
     stddev: number;
@@ -12,7 +12,7 @@ declare module 'autocannon' {
     p99: number;
     total: number;
   }
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
@@ -20,8 +20,17 @@ declare module 'autocannon' {
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;
+    body?: string;
+    /** Requests made in turn; `setupRequest` may rewrite each one before it is sent. */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: RequestSpec) => RequestSpec }[];
   }
-  interface Result {
+  export interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+  export interface Result {
     requests: Histogram;
     latency: Histogram;
     throughput: Histogram;

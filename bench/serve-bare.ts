@@ -1,33 +1,12 @@
 // Child process: the baseline for the vehicle-read bench. Bare node:http + a pg Pool of the
-// same size as the project's, doing the same work for GET /v1/vehicles/:id: Bearer key ->
-// SHA-256 -> "ApiKey" lookup (cached 5 s, as the project caches principals) -> the same
-// "Vehicle" SELECT -> JSON with snake_case keys.
+// same size as the project's, doing the same work for GET /v1/vehicles/:id: the project's
+// authentication (bare-http.ts) -> the same "Vehicle" SELECT -> JSON with snake_case keys.
 // Env: DATABASE_URL (required), PORT (0 = any free port). Prints "READY <port>" when listening.
-import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import pg from 'pg';
+import { bareAuthenticator, barePool, send, serveBare } from './bare-http.ts';
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) throw new Error('DATABASE_URL is required');
-const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DATABASE_POOL_SIZE ?? 20) });
-
-interface Principal { businessId: string; livemode: boolean; keyId: string }
-const CACHE_MS = 5_000;
-const cache = new Map<string, { principal: Principal; until: number }>();
-
-async function authenticate(header: string | undefined): Promise<Principal | null> {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!m) return null;
-  const hash = createHash('sha256').update(m[1]).digest('hex');
-  const hit = cache.get(hash);
-  if (hit && hit.until > Date.now()) return hit.principal;
-  const { rows } = await pool.query('SELECT id, "businessId", livemode, "revokedAt" FROM "ApiKey" WHERE "secretHash" = $1', [hash]);
-  const row = rows[0];
-  if (!row || row.revokedAt) return null;
-  const principal = { businessId: row.businessId, livemode: row.livemode, keyId: row.id };
-  cache.set(hash, { principal, until: Date.now() + CACHE_MS });
-  return principal;
-}
+const pool = barePool();
+const authenticate = bareAuthenticator(pool);
 
 function present(v: Record<string, any>) {
   return {
@@ -56,12 +35,6 @@ function present(v: Record<string, any>) {
   };
 }
 
-function send(res: import('node:http').ServerResponse, status: number, body: unknown) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'request-id': `req_${randomUUID()}` });
-  res.end(text);
-}
-
 const ROUTE = /^\/v1\/vehicles\/([^/?]+)$/;
 const server = createServer((req, res) => {
   void (async () => {
@@ -82,22 +55,4 @@ const server = createServer((req, res) => {
     if (!res.headersSent) send(res, 500, { error: { type: 'internal_error' } });
   });
 });
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : ''}\n`);
-});
-
-let closing = false;
-const shutdown = async () => {
-  if (closing) return;
-  closing = true;
-  const force = setTimeout(() => process.exit(1), 5_000);
-  force.unref();
-  server.closeAllConnections();
-  server.close();
-  await pool.end().catch(() => {});
-  process.exit(0);
-};
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
-process.on('disconnect', shutdown);
+serveBare(server, pool);

@@ -68,6 +68,8 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
 
     // Its own scope finds it, exactly as Prisma returns it: the refusals below are the scope's doing.
     expect(await delegate(tenantDb(a), model).findUnique({ where: key })).toStrictEqual(before);
+    const some = { where: key, select: { id: true, businessId: true, createdAt: true } };
+    if (key.id) expect(await delegate(tenantDb(a), model).findUnique(some)).toStrictEqual(await delegate(db.prisma, model).findUnique(some));
 
     for (const scope of scopes) {
       const foreign = delegate(tenantDb(scope), model);

@@ -37,7 +37,8 @@ export const TENANT_MODELS: ReadonlyMap<string, ModelScope> = new Map(
  * returns it (same fields in the same order, the same types).
  */
 export interface RowReader {
-  byId(model: string, where: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+  /** The row of `model` that `where` (equalities only) finds; only the `fields` given, else every scalar field. */
+  byId(model: string, where: Record<string, unknown>, fields?: string[]): Promise<Record<string, unknown> | null>;
 }
 
 /** Prisma stores `DateTime` as `timestamp(3)` in UTC; pg would read it in the process's time zone. */
@@ -48,11 +49,12 @@ export function postgresRowReader(pool: pg.Pool): RowReader {
   const columnsOf = new Map<string, string>();
   const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as never)) };
   return {
-    async byId(model, where) {
-      let columns = columnsOf.get(model);
+    async byId(model, where, only) {
+      const cacheKey = only ? `${model}:${only.join(',')}` : model;
+      let columns = columnsOf.get(cacheKey);
       if (!columns) {
-        columns = models[model].fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => `"${f.name}"`).join(', ');
-        columnsOf.set(model, columns);
+        columns = models[model].fields.filter((f) => (f.kind === 'scalar' || f.kind === 'enum') && (!only || only.includes(f.name))).map((f) => `"${f.name}"`).join(', ');
+        columnsOf.set(cacheKey, columns);
       }
       const fields = Object.keys(where);
       const sql = `SELECT ${columns} FROM "${model}" WHERE ${fields.map((f, i) => `"${f}" = $${i + 1}`).join(' AND ')} LIMIT 1`;
@@ -61,6 +63,9 @@ export function postgresRowReader(pool: pg.Pool): RowReader {
     },
   };
 }
+
+/** Each model's own columns (no relations). */
+const SCALAR_FIELDS = new Map(Object.entries(models).map(([name, m]) => [name, new Set(m.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => f.name))]));
 
 const READS_AND_WRITES_BY_WHERE = new Set([
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
@@ -174,8 +179,8 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
       } catch (err) {
         return Promise.reject(err); // as the query itself would fail: callers await
       }
-      const direct = byIdDirect && operation === 'findUnique' && isPlainReadById(args as Args) && isFlatEquality(scoped.where!);
-      const result = direct ? reader!.byId(model, scoped.where!) : delegate[operation](scoped);
+      const read = byIdDirect && operation === 'findUnique' ? plainReadById(model, args as Args) : null;
+      const result = read && isFlatEquality(scoped.where!) ? reader!.byId(model, scoped.where!, read.fields) : delegate[operation](scoped);
       if (!observe || !SINGLE_ROW.has(operation) || !observe.wants()) return result;
       return result.then((row) => {
         if (row && typeof row === 'object') observe.touch(model, row as { id?: unknown });
@@ -195,16 +200,27 @@ function isFlatEquality(where: Record<string, unknown>): boolean {
   return true;
 }
 
-/** `findUnique({ where: { id } })` of the whole row: nothing for the ORM to select, include or shape. */
-function isPlainReadById(args: Args | undefined): boolean {
-  if (!args || typeof args.where?.id !== 'string' || Object.keys(args.where).length !== 1) return false;
+/**
+ * `findUnique({ where: { id } })` of the whole row, or of some of its own fields
+ * (`select: { field: true }`): nothing for the ORM to join or shape. Null for anything else.
+ */
+function plainReadById(model: string, args: Args | undefined): { fields?: string[] } | null {
+  if (!args || typeof args.where?.id !== 'string' || Object.keys(args.where).length !== 1) return null;
+  let fields: string[] | undefined;
   for (const key in args) {
-    if (key === 'where') continue;
     const value = args[key];
+    if (key === 'where' || value === undefined) continue;
     // Pothos passes what a selection needs from relations; none is none.
-    if (!(value === undefined || (key === 'include' && value !== null && typeof value === 'object' && Object.keys(value).length === 0))) return false;
+    if (key === 'include' && value !== null && typeof value === 'object' && Object.keys(value).length === 0) continue;
+    if (key === 'select' && value !== null && typeof value === 'object') {
+      fields = Object.keys(value);
+      const own = SCALAR_FIELDS.get(model)!;
+      if (fields.length === 0 || !fields.every((f) => (value as Record<string, unknown>)[f] === true && own.has(f))) return null;
+      continue;
+    }
+    return null;
   }
-  return true;
+  return { fields };
 }
 
 /**

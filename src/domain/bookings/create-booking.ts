@@ -10,7 +10,7 @@ import { CommonErrors, validationError } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
-import { defineOperation, type PrismaQuery } from '../shared/operation.ts';
+import { defineOperation, wantsRelations, type PrismaQuery } from '../shared/operation.ts';
 import { id, newMetadata } from '../shared/validation.ts';
 import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { expireHolds } from './booking-holds.ts';
@@ -53,7 +53,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
         : (await insertCustomer(tx, ctx, input.customer!)).id;
       const bookingId = newId('booking');
       const depositRequired = price.depositCents > 0 && settings.security_deposit_defaults.required;
-      await tx.booking.create({
+      const created = await tx.booking.create({
         data: {
           id: bookingId,
           ...ctx.tenant,
@@ -78,7 +78,8 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
       await tx.deposit.create({
         data: { id: newId('deposit'), ...ctx.tenant, bookingId, amountCents: price.depositCents, currency: price.currency, state: depositRequired ? 'required' : 'not_required' },
       });
-      const booking = await tx.booking.findUniqueOrThrow({ ...query, where: { id: bookingId } });
+      // Read again only when the answer wants related records (made just above).
+      const booking = wantsRelations(query) ? await tx.booking.findUniqueOrThrow({ ...query, where: { id: bookingId } }) : created;
       await recordEvent(tx, originOf(ctx), { type: 'booking.created', bookingId, object: presentBooking(booking as Booking) });
       return booking;
     });

@@ -8,6 +8,12 @@ import { parseInput } from './validation.ts';
 /** Prisma `select`/`include` of a GraphQL selection (plugin-prisma's query), spread into reads. */
 export type PrismaQuery = { include?: never; select?: never } | Record<string, unknown>;
 
+/** Whether a selection asks for related records (or a narrower row) beyond the row itself. */
+export function wantsRelations(query: PrismaQuery): boolean {
+  const q = query as { include?: Record<string, unknown>; select?: unknown };
+  return q.select !== undefined || (q.include !== undefined && Object.keys(q.include).length > 0);
+}
+
 /** What the schema layer hands an operation besides its arguments. */
 export interface OperationExtras {
   /** The GraphQL selection as a Prisma query, so nested reads cost one query per level. */

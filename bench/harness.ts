@@ -1,0 +1,201 @@
+// What the HTTP benchmarks share: servers in child processes, their CPU time, the database's
+// transaction count, and a watchdog that bounds a whole run.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Options as LoadOptions } from 'autocannon';
+import pg from 'pg';
+
+export const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(benchDir, '..');
+
+export interface ChildServer {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100 Hz)
+}
+
+/**
+ * Start a server script of bench/ in a child node (tsx loader) on `databaseUrl`, without Redis;
+ * resolves once it prints READY <port>. With `cpuProfDir`, one CPU profile per thread is written
+ * under <cpuProfDir>/<label>/.
+ */
+export function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
+  const args = ['--import', 'tsx'];
+  if (options.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`);
+  args.push(path.join(benchDir, script));
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  children.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { children.delete(child); resolve(); }));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 8_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise<ChildServer>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => { void stop(); reject(new Error(`${label} server did not start within 60 s`)); }, 60_000);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      out += chunk;
+      const m = /READY (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.pipe(process.stdout);
+        resolve({ port: Number(m[1]), pid: child.pid!, stop });
+      }
+    });
+    child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`${label} server exited before READY (code ${code}, signal ${signal})`)); });
+  });
+}
+
+/** Committed transactions of a database so far (statements outside a transaction count one each). */
+export async function committedTransactions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()');
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Stop the whole run after `budgetMs` (children killed, `cleanup` run); returns the disarm. */
+export function watchdog(label: string, budgetMs: number, cleanup: () => Promise<void>): () => void {
+  const timer = setTimeout(() => {
+    console.error(`${label}: exceeded its ${budgetMs / 1000} s budget; stopping`);
+    killChildren();
+    void cleanup().finally(() => process.exit(2));
+  }, budgetMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+export function killChildren(): void {
+  for (const c of children) c.kill('SIGKILL');
+}
+
+/** Run `main`, then exit (the children and pools must not keep the process alive). */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(),
+    (err) => {
+      console.error(err);
+      killChildren();
+      process.exit(1);
+    },
+  );
+}
+
+export interface LoadFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** The server's own CPU time per request: it varies far less than throughput on a shared machine. */
+  cpuUsPerRequest: number;
+  xactsPerRequest: number;
+}
+
+export interface LoadRun {
+  label: string;
+  script: string;
+  databaseUrl: string;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  cpuProfDir?: string;
+  env?: Record<string, string>;
+  /** Checks the server answers right before it is timed (throws if not). */
+  probe(baseUrl: string): Promise<void>;
+  /** The load: autocannon's options for this server. */
+  load(baseUrl: string): Omit<LoadOptions, 'duration' | 'connections'>;
+}
+
+/** Start the server, probe it, warm it up, then load it for `seconds` and take its figures. */
+export async function measureLoad(run: LoadRun): Promise<LoadFigures> {
+  const xactsBefore = await committedTransactions(run.databaseUrl);
+  const server = await startServer(run.label, run.script, run.databaseUrl, { cpuProfDir: run.cpuProfDir, env: run.env });
+  let figures: Omit<LoadFigures, 'xactsPerRequest'>;
+  let requests = 0;
+  try {
+    const baseUrl = `http://127.0.0.1:${server.port}`;
+    await run.probe(baseUrl);
+    const warm = await autocannon({ ...run.load(baseUrl), connections: run.connections, duration: run.warmupSeconds });
+    const cpuBefore = await cpuSeconds(server.pid);
+    const r = await autocannon({ ...run.load(baseUrl), connections: run.connections, duration: run.seconds });
+    const cpu = (await cpuSeconds(server.pid)) - cpuBefore;
+    requests = 1 + warm.requests.total + r.requests.total;
+    figures = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, cpuUsPerRequest: (cpu * 1e6) / r.requests.total };
+  } finally {
+    await server.stop();
+  }
+  // The server's backends flush their statistics when they exit, i.e. by now. The count
+  // includes the server's start-up and the probe: a handful over many thousands.
+  const xacts = (await committedTransactions(run.databaseUrl)) - xactsBefore;
+  return { ...figures, xactsPerRequest: xacts / requests };
+}
+
+/** Rounds alternate which side goes first; the figures of each side are averaged. */
+export async function compareLoad(
+  title: string,
+  rounds: number,
+  runOf: (side: 'project' | 'baseline') => LoadRun,
+): Promise<Record<'project' | 'baseline', LoadFigures & { bad: number }>> {
+  const results: Record<'project' | 'baseline', LoadFigures[]> = { project: [], baseline: [] };
+  console.log(title);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (['baseline', 'project'] as const) : (['project', 'baseline'] as const);
+    for (const side of order) {
+      const f = await measureLoad(runOf(side));
+      results[side].push(f);
+      console.log(
+        `  round ${round + 1} ${side.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${f.cpuUsPerRequest.toFixed(0)} µs CPU/request  (${f.total} requests, non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts}; ${f.xactsPerRequest.toFixed(2)} db transactions/request)`,
+      );
+    }
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const summary = (fs: LoadFigures[]) => ({
+    rps: mean(fs.map((f) => f.rps)),
+    p50: mean(fs.map((f) => f.p50)),
+    p99: mean(fs.map((f) => f.p99)),
+    total: fs.reduce((a, f) => a + f.total, 0),
+    non2xx: fs.reduce((a, f) => a + f.non2xx, 0),
+    errors: fs.reduce((a, f) => a + f.errors, 0),
+    timeouts: fs.reduce((a, f) => a + f.timeouts, 0),
+    cpuUsPerRequest: mean(fs.map((f) => f.cpuUsPerRequest)),
+    xactsPerRequest: mean(fs.map((f) => f.xactsPerRequest)),
+    bad: fs.reduce((a, f) => a + f.non2xx + f.errors + f.timeouts, 0),
+  });
+  const p = summary(results.project);
+  const b = summary(results.baseline);
+  console.log('');
+  for (const [side, f] of [['project ', p], ['baseline', b]] as const) {
+    console.log(`${side}: ${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, ${f.cpuUsPerRequest.toFixed(0)} µs CPU/request`);
+  }
+  console.log(`ratio project/baseline: throughput ${(p.rps / b.rps).toFixed(3)}, p50 latency ${(p.p50 / b.p50).toFixed(2)}x, p99 latency ${(p.p99 / b.p99).toFixed(2)}x, CPU per request ${(p.cpuUsPerRequest / b.cpuUsPerRequest).toFixed(2)}x`);
+  if (p.bad || b.bad) {
+    console.error(`bench: failed responses during the runs (project ${p.bad}, baseline ${b.bad})`);
+    process.exitCode = 1;
+  }
+  return { project: p, baseline: b };
+}
