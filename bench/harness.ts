@@ -31,12 +31,16 @@ export async function cpuSeconds(pid: number): Promise<number> {
  * under <cpuProfDir>/<label>/.
  */
 export function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
-  const args = ['--import', 'tsx'];
-  if (options.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`);
-  args.push(path.join(benchDir, script));
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`] : [];
+  return startChildServer(path.join(benchDir, script), env, nodeArgs);
+}
+
+/** Start any script in a child node with the tsx loader; resolves once it prints "READY <port>". */
+export function startChildServer(script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ChildServer> {
+  const label = path.basename(script);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => { children.delete(child); resolve(); }));
   const stop = async () => {
@@ -48,7 +52,7 @@ export function startServer(label: string, script: string, databaseUrl: string, 
   };
   return new Promise<ChildServer>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => { void stop(); reject(new Error(`${label} server did not start within 60 s`)); }, 60_000);
+    const timer = setTimeout(() => { void stop(); reject(new Error(`${label} did not start within 60 s`)); }, 60_000);
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => {
       out += chunk;
@@ -60,8 +64,15 @@ export function startServer(label: string, script: string, databaseUrl: string, 
         resolve({ port: Number(m[1]), pid: child.pid!, stop });
       }
     });
-    child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`${label} server exited before READY (code ${code}, signal ${signal})`)); });
+    child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`${label} exited before READY (code ${code}, signal ${signal})`)); });
   });
+}
+
+/** Median and 95th percentile of a sample. */
+export function percentiles(xs: number[]): { p50: number; p95: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+  return { p50: at(0.5), p95: at(0.95) };
 }
 
 /** Committed transactions of a database so far (statements outside a transaction count one each). */
