@@ -334,6 +334,23 @@ function disposablePool(connectionString: string): pg.Pool {
   return pool;
 }
 
+/**
+ * @prisma/adapter-pg 7.10 runs a migration script by splitting it at every `;`, comments and
+ * string literals included, so a migration whose comment holds a semicolon fails with a
+ * syntax error. The native engine sends the script whole; so does this (the simple query
+ * protocol runs it as one implicit transaction).
+ */
+function wholeScripts(adapter: SqlDriverAdapter): void {
+  const inner = adapter as unknown as { client: { query(sql: string): Promise<unknown> }; onError(err: unknown): never };
+  adapter.executeScript = async (script: string) => {
+    try {
+      await inner.client.query(script);
+    } catch (err) {
+      inner.onError(err);
+    }
+  };
+}
+
 const PG_CHAR_OID = 18;
 const PG_TEXT_OID = 25;
 
@@ -346,6 +363,7 @@ const PG_TEXT_OID = 25;
  * result's rows array passes through queryRaw untouched, which is what ties the two steps.
  */
 function charAsCharacter(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  wholeScripts(adapter);
   type Fields = { fields: { dataTypeID: number }[]; rows: unknown[] };
   const io = adapter as unknown as { performIO(query: unknown): Promise<Fields> };
   const charColumns = new WeakMap<object, number[]>();

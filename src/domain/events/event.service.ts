@@ -1,7 +1,7 @@
 import type { Db, DomainContext } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 
-/** NOTIFY channel that wakes the event relay and the webhook workers at commit. */
+/** NOTIFY channel that wakes the event relay and the webhook workers: a trigger on "Event" notifies it when an insert commits. */
 export const OUTBOX_CHANNEL = 'rental_outbox';
 
 /** Who caused an event: a request of a business in one environment, or the system (null ids). */
@@ -64,7 +64,6 @@ export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput
       })),
     });
   }
-  await tx.$executeRaw`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`;
   return event;
 }
 
