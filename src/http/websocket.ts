@@ -1,9 +1,12 @@
 import type { Server } from 'node:http';
-import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { execute as executeGraphQL, getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { GraphQLContext } from '../builder.ts';
+import type { EventPubSub, PresentedEvent } from '../events/event-relay.ts';
+import { liveEventStreamOf, type LiveEventStream } from '../schema/subscription.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { newId } from '../domain/shared/ids.ts';
 import type { ServerContext } from './edge/context.ts';
@@ -30,7 +33,16 @@ type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | u
 type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null };
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
-type RootValue = { execute: Enveloped['execute']; subscribe: Enveloped['subscribe']; requestId: string; audit: AuditTrail };
+type RootValue = {
+  execute: Enveloped['execute'];
+  subscribe: Enveloped['subscribe'];
+  requestId: string;
+  audit: AuditTrail;
+  /** The graphql-ws subscription id, its socket and query text (for the shared fan-out). */
+  id: string;
+  socket: WebSocket;
+  query: string;
+};
 
 /**
  * graphql-ws on the GraphQL path of `server`. Every operation runs through `yoga.getEnveloped()`
@@ -46,6 +58,12 @@ type RootValue = { execute: Enveloped['execute']; subscribe: Enveloped['subscrib
 export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocketOptions): { close(): Promise<void> } {
   const { yoga } = options;
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  const fanouts = new WeakMap<EventPubSub, EventFanout>();
+  const fanoutOf = (pubsub: EventPubSub) => {
+    let fanout = fanouts.get(pubsub);
+    if (!fanout) fanouts.set(pubsub, (fanout = new EventFanout(pubsub)));
+    return fanout;
+  };
 
   const refuse = (socket: { close(code: number, reason: string): void }, err: unknown) => {
     if (err instanceof DomainError) {
@@ -73,7 +91,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         }
       },
 
-      async onSubscribe(ctx, _id, payload) {
+      async onSubscribe(ctx, id, payload) {
         const requestId = newId('request');
         const audit = new AuditTrail();
         return requestScope.run({ requestId, audit }, async () => {
@@ -109,7 +127,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
           }
           const errors = validate(schema, document);
           if (errors.length) return contractErrors(errors, requestId);
-          const rootValue: RootValue = { execute, subscribe, requestId, audit };
+          const rootValue: RootValue = { execute, subscribe, requestId, audit, id, socket: ctx.extra.socket, query: payload.query };
           return {
             schema,
             document,
@@ -130,7 +148,13 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const root = args.rootValue as RootValue;
         const scope = { requestId: root.requestId, audit: root.audit };
         const result = await requestScope.run(scope, () => root.subscribe(args));
-        return isAsyncIterable(result) ? inRequestScope(scope, result) : result;
+        if (!isAsyncIterable(result)) return result;
+        // A live event stream set up by its operation (checks passed): joins the shared
+        // fan-out. Its own pipeline is never iterated, so it never listens; closed with it.
+        const live = liveEventStreamOf(args.contextValue);
+        const pubsub = (args.contextValue as Partial<GraphQLContext>).pubsub;
+        if (live && pubsub) return fanoutOf(pubsub).join(live, args, scope, result);
+        return inRequestScope(scope, result);
       },
 
       onNext(_ctx, _id, _payload, args, result) {
@@ -146,6 +170,185 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
       await disposable.dispose();
     },
   };
+}
+
+// ------------------------------------------------------------------ shared fan-out
+
+/** One graphql-ws subscription to a live event stream. */
+interface FanoutSubscriber {
+  live: LiveEventStream;
+  /** Subscribers of one group receive the very same result of an event (see groupKey). */
+  group: string;
+  args: ExecutionArgs;
+  scope: RequestScope;
+  root: RootValue;
+  /** Hands a result to graphql-ws's own loop (errors: onNext gives them the contract's extensions). */
+  deliver(result: ExecutionResult): void;
+  end(): void;
+}
+
+/**
+ * Live events to every graphql-ws subscriber of a topic from ONE listener per topic, instead
+ * of a pipeline per subscriber (a queue, a filter, an execution, a serialization each).
+ * For each event, each subscriber's own filter decides (the one its operation returned after
+ * its checks); the event's result is executed and serialized once per group of subscribers
+ * that would get the same answer: the same topic (business and environment), the same
+ * document, operation and variables, and the same kind of key with the same permissions. The
+ * frame is then written to each socket. A result with errors is not shared: each subscriber
+ * executes it in its own request scope, masked as over HTTP, and graphql-ws sends it.
+ */
+class EventFanout {
+  private readonly topics = new Map<string, { subscribers: Set<FanoutSubscriber>; stop(): void }>();
+
+  constructor(private readonly pubsub: EventPubSub) {}
+
+  join(live: LiveEventStream, args: ExecutionArgs, scope: RequestScope, pipeline: AsyncIterable<unknown>): AsyncGenerator<ExecutionResult> {
+    const root = args.rootValue as RootValue;
+    const queue: ExecutionResult[] = [];
+    let waiting: ((r: IteratorResult<ExecutionResult>) => void) | null = null;
+    let done = false;
+    const subscriber: FanoutSubscriber = {
+      live,
+      group: groupKey(live, args, root),
+      args,
+      scope,
+      root,
+      deliver(result) {
+        if (done) return;
+        if (waiting) {
+          const w = waiting;
+          waiting = null;
+          w({ value: result, done: false });
+        } else queue.push(result);
+      },
+      end() {
+        if (done) return;
+        done = true;
+        waiting?.({ value: undefined, done: true });
+        waiting = null;
+      },
+    };
+    this.add(subscriber);
+    const finish = async () => {
+      subscriber.end();
+      this.remove(subscriber);
+      const it = pipeline[Symbol.asyncIterator]();
+      await it.return?.();
+      return { value: undefined, done: true as const };
+    };
+    const generator: AsyncGenerator<ExecutionResult> = {
+      next: () => {
+        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (waiting = resolve));
+      },
+      return: finish,
+      throw: async (err) => {
+        await finish();
+        throw err;
+      },
+      [Symbol.asyncIterator]: () => generator,
+    };
+    return generator;
+  }
+
+  private add(subscriber: FanoutSubscriber) {
+    const name = subscriber.live.topic;
+    let topic = this.topics.get(name);
+    if (!topic) {
+      const subscribers = new Set<FanoutSubscriber>();
+      const source = this.pubsub.subscribe(name)[Symbol.asyncIterator]();
+      let stopped = false;
+      topic = { subscribers, stop: () => { stopped = true; void source.return?.(); } };
+      this.topics.set(name, topic);
+      void (async () => {
+        try {
+          for (;;) {
+            const next = await source.next();
+            if (next.done || stopped) break;
+            await this.publish(next.value, subscribers);
+          }
+        } catch (err) {
+          console.error('live event fan-out failed', err);
+        } finally {
+          if (this.topics.get(name)?.subscribers === subscribers) this.topics.delete(name);
+          for (const s of subscribers) s.end();
+        }
+      })();
+    }
+    topic.subscribers.add(subscriber);
+  }
+
+  private remove(subscriber: FanoutSubscriber) {
+    const topic = this.topics.get(subscriber.live.topic);
+    if (!topic?.subscribers.delete(subscriber) || topic.subscribers.size > 0) return;
+    this.topics.delete(subscriber.live.topic);
+    topic.stop();
+  }
+
+  /** One event to every subscriber of its topic whose filter it passes. */
+  private async publish(event: PresentedEvent, subscribers: Set<FanoutSubscriber>) {
+    /** Per group: the serialized result, or null when it has errors (not shared). */
+    const shared = new Map<string, string | null>();
+    for (const s of [...subscribers]) {
+      let passes: boolean;
+      try {
+        passes = s.live.passes(event);
+      } catch (err) {
+        console.error('live event filter failed', err);
+        continue;
+      }
+      if (!passes) continue;
+      let json = shared.get(s.group);
+      if (json === undefined) {
+        const result = await executeFor(s, event);
+        json = result.errors?.length ? null : JSON.stringify(result);
+        shared.set(s.group, json);
+        if (json === null) {
+          s.deliver(maskErrors(result, s.root.requestId));
+          continue;
+        }
+      } else if (json === null) {
+        s.deliver(maskErrors(await executeFor(s, event), s.root.requestId));
+        continue;
+      }
+      const socket = s.root.socket;
+      // As graphql-ws writes a `next` message: {"id","type","payload"} in this order.
+      if (socket.readyState === WebSocket.OPEN) socket.send(`{"id":${JSON.stringify(s.root.id)},"type":"next","payload":${json}}`);
+    }
+  }
+}
+
+/**
+ * What decides a subscriber's result besides the event: the topic (business, environment),
+ * the document, operation and variables, and the key's kind and permissions (so a rule that
+ * depends on them still holds per subscriber).
+ */
+function groupKey(live: LiveEventStream, args: ExecutionArgs, root: RootValue): string {
+  const principal = (args.contextValue as Partial<GraphQLContext>).domain?.principal;
+  const permissions = !principal ? '-' : principal.permissions === 'all' ? 'all' : [...principal.permissions].sort().join(',');
+  return JSON.stringify([live.topic, principal?.keyKind ?? '-', permissions, root.query, args.operationName ?? null, args.variableValues ?? null]);
+}
+
+/** The subscription's selection on one event, as graphql-ws would execute it for this subscriber. */
+async function executeFor(s: FanoutSubscriber, event: PresentedEvent): Promise<ExecutionResult> {
+  return requestScope.run(s.scope, async () => executeGraphQL({ ...s.args, rootValue: event }));
+}
+
+/**
+ * Errors of an event's execution masked as the GraphQL server masks them: a domain error keeps
+ * its contract shape, GraphQL's own pass, anything else is logged and becomes internal_error.
+ */
+function maskErrors(result: ExecutionResult, requestId: string): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map((error) => {
+    const original = error.originalError;
+    if (original instanceof DomainError) return toGraphQLError(original, requestId, { nodes: error.nodes, path: error.path });
+    if (!original || original instanceof GraphQLError) return error;
+    console.error(`[${requestId}]`, original);
+    return toGraphQLError(internalError(), requestId);
+  });
+  return { ...result, errors };
 }
 
 /** GraphQL's own errors with the contract's extensions, as over HTTP; yoga's HTTP hints mean nothing here. */

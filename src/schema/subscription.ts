@@ -4,6 +4,8 @@ import type { Event as EventRow } from '../generated/prisma/client.ts';
 import { streamBookingEvents, streamEvents } from '../domain/events/open-event-stream.ts';
 import { eventTopic, type PresentedEvent } from '../events/event-relay.ts';
 import { Event } from './event.ts';
+import type { Operation } from '../domain/shared/operation.ts';
+import type { DomainContext } from '../domain/shared/context.ts';
 import { operationField } from './operation-field.ts';
 
 builder.subscriptionType({
@@ -30,11 +32,49 @@ function eventRow(event: PresentedEvent, ctx: GraphQLContext): EventRow {
   };
 }
 
-/** The caller's events as they commit: one topic per business and environment. */
-const topic = (ctx: GraphQLContext) => ctx.pubsub.subscribe(eventTopic(ctx.domain.tenant.businessId, ctx.domain.tenant.livemode));
+/**
+ * A live event subscription as its operation set it up: the caller's topic and the filter the
+ * operation returned after its checks (access, a visible booking). The WebSocket fans events
+ * out from one listener per topic with these (src/http/websocket.ts), instead of running one
+ * pipeline per subscriber; the stream built below serves SSE, and stays idle under graphql-ws.
+ */
+export interface LiveEventStream {
+  topic: string;
+  passes(event: PresentedEvent): boolean;
+}
 
-const bookingEvents = operationField(streamBookingEvents);
-const events = operationField(streamEvents);
+const filters = new WeakMap<DomainContext, (event: PresentedEvent) => boolean>();
+const liveStreams = new WeakMap<object, LiveEventStream>();
+
+/** The live event stream an operation with this GraphQL context subscribed to, if any. */
+export const liveEventStreamOf = (contextValue: unknown): LiveEventStream | undefined =>
+  contextValue && typeof contextValue === 'object' ? liveStreams.get(contextValue) : undefined;
+
+/** The operation unchanged, its filter also remembered for the caller's context. */
+function rememberingFilter(operation: Operation): Operation {
+  return {
+    ...operation,
+    call: async (ctx, args, extras) => {
+      const passes = (await operation.call(ctx, args, extras)) as (event: PresentedEvent) => boolean;
+      filters.set(ctx, passes);
+      return passes;
+    },
+  };
+}
+
+/**
+ * The caller's events as they commit: one topic per business and environment. The pubsub's
+ * stream only listens once iterated.
+ */
+const topic = (ctx: GraphQLContext) => {
+  const name = eventTopic(ctx.domain.tenant.businessId, ctx.domain.tenant.livemode);
+  const passes = filters.get(ctx.domain);
+  if (passes) liveStreams.set(ctx, { topic: name, passes });
+  return ctx.pubsub.subscribe(name);
+};
+
+const bookingEvents = operationField(rememberingFilter(streamBookingEvents));
+const events = operationField(rememberingFilter(streamEvents));
 
 builder.subscriptionFields((t) => ({
   bookingEvents: bookingEvents.subscription(t, Event, topic, eventRow),
