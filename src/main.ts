@@ -3,7 +3,7 @@ import { loadConfig, type AppConfig } from './config.ts';
 import { describeDatabaseError } from './db/connection-errors.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedDemoBusiness } from './seed.ts';
-import { buildApp, PortInUseError, type App } from './server.ts';
+import type { App } from './server.ts';
 
 /** How long SIGTERM waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -16,6 +16,10 @@ async function main() {
   } catch (err) {
     return fail((err as Error).message, 2);
   }
+  // The server's modules (most of the start-up's JavaScript) load while the database opens: on
+  // a fresh directory that is PGlite's initdb, and the transpiling runs beside it.
+  const serverModule = import('./server.ts');
+  serverModule.catch(() => {}); // reported where awaited
   let db: Database;
   try {
     db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -24,6 +28,7 @@ async function main() {
     if (line) return fail(line, 1);
     throw err;
   }
+  const { buildApp, PortInUseError } = await serverModule;
   let app: App | null = null;
   try {
     const seeded = await seedDemoBusiness(db.prisma);
