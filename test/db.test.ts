@@ -1,12 +1,13 @@
 // The database layer on both engines: migrations, the booking overlap rule, error
 // detection, and the lock that keeps two processes off one embedded data directory.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseLockedError, openDatabase, openPGlite, type Database } from '../src/db/database.ts';
 import { isExclusionViolation, isUniqueViolation } from '../src/db/database-errors.ts';
 import { applyMigrations, createMigration, type MigrationTarget } from '../src/db/migrate.ts';
+import { pendingMigrations } from '../src/db/migration-status.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
 
 interface Engine {
@@ -202,5 +203,36 @@ describe('embedded database directory lock', () => {
     const db = await openDatabase({ dataDir: dir });
     opened.push(db);
     expect(await readFile(path.join(dir, '.lock'), 'utf8')).toBe(`${process.pid}\n`);
+  });
+});
+
+describe('embedded database template', () => {
+  it('makes a fresh database from a dump of the migrated empty one: every migration applied, no rows, the constraints and triggers in place', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pglite-template-'));
+    const before = process.env.PGLITE_TEMPLATE_DIR;
+    process.env.PGLITE_TEMPLATE_DIR = dir;
+    try {
+      const first = await openDatabase({ dataDir: 'memory://' });
+      await first.prisma.business.create({ data: { id: 'biz_made_after_the_template', name: 'Not in the template' } });
+      await first.close();
+      const kept = await readdir(dir);
+      expect(kept).toEqual([expect.stringMatching(/^pglite-[0-9a-f]{16}\.tar\.gz$/)]);
+
+      const second = await openDatabase({ dataDir: 'memory://' });
+      try {
+        expect(await pendingMigrations(second.prisma)).toEqual([]);
+        expect(await second.prisma.business.count()).toBe(0);
+        const objects = await second.prisma.$queryRaw<{ name: string }[]>`
+          SELECT conname AS name FROM pg_constraint WHERE contype = 'x'
+          UNION ALL SELECT tgname FROM pg_trigger WHERE NOT tgisinternal`;
+        expect(objects.map((o) => o.name).sort()).toEqual(['Booking_no_overlap', 'Event_notify_rental_outbox'].sort());
+      } finally {
+        await second.close();
+      }
+    } finally {
+      if (before === undefined) delete process.env.PGLITE_TEMPLATE_DIR;
+      else process.env.PGLITE_TEMPLATE_DIR = before;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@
 // migrations serve both, so the domain never needs to know which one it talks to.
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
@@ -12,6 +12,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { applyMigrations } from './migrate.ts';
+import { readTemplate, saveTemplate } from './pglite-template.ts';
 
 export interface Database {
   prisma: PrismaClient;
@@ -113,9 +114,16 @@ function poolSize(): number {
 }
 
 async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database> {
-  const embedded = await openPGlite(dataDir);
+  // A new database starts from the template of the current migrations when there is one.
+  const fresh = dataDir.startsWith('memory://') || !existsSync(path.join(dataDir, 'PG_VERSION'));
+  const template = fresh && migrate ? await readTemplate() : null;
+  const embedded = await openPGlite(dataDir, template);
   try {
-    if (migrate) await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
+    if (migrate && !template) {
+      await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
+      // Made once per set of migrations; a failure to keep it costs the next start time only.
+      if (fresh) await saveTemplate(embedded.pglite).catch((err) => console.warn(`database: could not keep a template of the new database: ${(err as Error).message}`));
+    }
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(embedded.pglite) });
     return {
       prisma,
@@ -140,11 +148,11 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
  * directory's lock file: two PostgreSQL instances on one data directory corrupt it, and
  * PGlite does not guard against that itself. Also used by the migrate CLI.
  */
-export async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; close(): Promise<void> }> {
+export async function openPGlite(dataDir: string, loadDataDir?: Blob | null): Promise<{ pglite: PGlite; close(): Promise<void> }> {
   const inMemory = dataDir.startsWith('memory://');
   const release = inMemory ? async () => {} : await lockDataDir(dataDir);
   try {
-    const pglite = await PGlite.create(dataDir, { extensions: { btree_gist } });
+    const pglite = await PGlite.create(dataDir, { extensions: { btree_gist }, ...(loadDataDir ? { loadDataDir } : {}) });
     return {
       pglite,
       close: once(async () => {
