@@ -1,10 +1,11 @@
 // Child process: the baseline for the booking-create bench. Bare node:http + a pg Pool of the
 // same size as the project's, running the same work for POST /v1/bookings as the project, one
 // statement for each of its statements: the project's authentication (bare-http.ts); the
-// vehicle, the business's settings and the vehicle's lapsed holds read outside the
-// transaction; then in one transaction the customer check, the booking (the exclusion
+// vehicle, the business's settings, the customer and the vehicle's lapsed holds read outside
+// the transaction; then in one transaction the booking (the exclusion
 // constraint refuses an overlap: 409), its payment and deposit, the booking.created event,
-// the webhook endpoints that want it and their outbox rows, the outbox NOTIFY; after it, the
+// the webhook endpoints that want it and their outbox rows (the database's trigger sends the
+// outbox NOTIFY for both sides); after it, the
 // audit record. Pricing, settings and the event's booking object use the project's own pure
 // functions, so both sides compute the same answer; the SQL is written by hand, which is
 // the point of comparison.
@@ -13,7 +14,6 @@ import { createServer } from 'node:http';
 import { presentBooking } from '../src/domain/bookings/booking.fields.ts';
 import { HOLD_STATES } from '../src/domain/bookings/booking-holds.ts';
 import { readSettings } from '../src/domain/business/business-settings.ts';
-import { OUTBOX_CHANNEL } from '../src/domain/events/event.service.ts';
 import { priceRental } from '../src/domain/quotes/pricing.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { bareAuthenticator, barePool, send, serveBare } from './bare-http.ts';
@@ -39,6 +39,8 @@ const server = createServer((req, res) => {
     const price = priceRental(vehicle, period, input.unlimited_miles ?? false);
     const business = (await pool.query('SELECT settings, currency FROM "Business" WHERE id = $1', [principal.businessId])).rows[0];
     const settings = readSettings(business?.settings);
+    const customer = (await pool.query('SELECT id FROM "Customer" WHERE id = $1 AND "businessId" = $2 AND livemode = $3', [input.customer_id, ...tenant])).rows[0];
+    if (!customer) return send(res, 404, { error: { type: 'invalid_request', code: 'resource_missing', param: 'customer_id' } });
     // Lapsed holds of this vehicle would be expired first (there are none in the bench).
     await pool.query(
       'SELECT * FROM "Booking" WHERE "vehicleId" = $1 AND "businessId" = $2 AND livemode = $3 AND state = ANY($4::"BookingState"[]) AND "holdExpiresAt" <= $5 ORDER BY "holdExpiresAt" LIMIT 100',
@@ -49,11 +51,6 @@ const server = createServer((req, res) => {
     let booking: Record<string, unknown>;
     try {
       await client.query('BEGIN');
-      const customer = (await client.query('SELECT id FROM "Customer" WHERE id = $1 AND "businessId" = $2 AND livemode = $3', [input.customer_id, ...tenant])).rows[0];
-      if (!customer) {
-        await client.query('ROLLBACK');
-        return send(res, 404, { error: { type: 'invalid_request', code: 'resource_missing', param: 'customer_id' } });
-      }
       const bookingId = newId('booking');
       const depositRequired = price.depositCents > 0 && settings.security_deposit_defaults.required;
       const gate = (required: boolean) => (required ? 'pending' : 'not_required');
@@ -95,7 +92,6 @@ const server = createServer((req, res) => {
         });
         await client.query(`INSERT INTO "WebhookMessage" (id, "businessId", livemode, "endpointId", "eventId", "eventType", "nextAttemptAt", "updatedAt") VALUES ${rows.join(', ')}`, values);
       }
-      await client.query('SELECT pg_notify($1, \'\')', [OUTBOX_CHANNEL]);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});

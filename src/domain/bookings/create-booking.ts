@@ -44,13 +44,13 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
   const price = await bookingPrice(ctx, input, vehicle, now);
   const { settings } = await loadSettings(ctx);
 
+  // An existing customer is the caller's (a row's owner never changes, so this holds in the transaction too).
+  if (input.customerId) await found(ctx.db.customer.findUnique({ where: { id: input.customerId }, select: { id: true } }), 'customer', input.customerId, 'customer_id');
   // Holds that ran out must not block this booking: expire them first, with their events.
   await expireHolds(ctx.db, now, { vehicleId: vehicle.id });
   try {
     return await ctx.db.$transaction(async (tx) => {
-      const customerId = input.customerId
-        ? (await found(tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } }), 'customer', input.customerId, 'customer_id')).id
-        : (await insertCustomer(tx, ctx, input.customer!)).id;
+      const customerId = input.customerId ?? (await insertCustomer(tx, ctx, input.customer!)).id;
       const bookingId = newId('booking');
       const depositRequired = price.depositCents > 0 && settings.security_deposit_defaults.required;
       const created = await tx.booking.create({
