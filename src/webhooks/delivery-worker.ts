@@ -8,7 +8,7 @@ import { WEBHOOK_DELIVERY_FIELDS } from '../domain/webhooks/webhook.fields.ts';
 import { isDelivered, nextRetryDelay } from '../domain/webhooks/retry-schedule.ts';
 import { signatureHeaders } from '../domain/webhooks/signing.ts';
 import { privateTargetsAllowed, type PrivateTargetPolicy } from '../domain/webhooks/url-policy.ts';
-import { guardedFetch } from './guarded-dispatcher.ts';
+import { guardedDispatcher, postThrough, unguardedDispatcher } from './guarded-dispatcher.ts';
 
 export interface DeliveryWorkerOptions {
   /** Fallback poll for due retries (NOTIFY wakes the worker for new events). */
@@ -17,7 +17,9 @@ export interface DeliveryWorkerOptions {
   leaseMs: number;
   /** An answer slower than this counts as failed (the contract: 10 s). */
   timeoutMs: number;
+  /** Messages held here at most (claimed, not yet sent); one claim takes up to this many. */
   batchSize: number;
+  /** Attempts awaiting their answer at once (each to a different endpoint). */
   concurrency: number;
   /** SANDBOX_RETRY_SCALE: multiplies the retry delays of test-mode deliveries. */
   sandboxRetryScale: number;
@@ -25,46 +27,144 @@ export interface DeliveryWorkerOptions {
   privateUrls: PrivateTargetPolicy;
 }
 
-export const DEFAULT_WORKER_OPTIONS: DeliveryWorkerOptions = { pollMs: 1_000, leaseMs: 60_000, timeoutMs: 10_000, batchSize: 50, concurrency: 16, sandboxRetryScale: 1, privateUrls: 'sandbox' };
+export const DEFAULT_WORKER_OPTIONS: DeliveryWorkerOptions = { pollMs: 1_000, leaseMs: 60_000, timeoutMs: 10_000, batchSize: 200, concurrency: 64, sandboxRetryScale: 1, privateUrls: 'sandbox' };
 
 /** Worker options from the app configuration (WEBHOOK_* and SANDBOX_RETRY_SCALE variables). */
 export function workerOptions(config: AppConfig): Partial<DeliveryWorkerOptions> {
   return { pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, timeoutMs: config.webhookTimeoutMs, sandboxRetryScale: config.sandboxRetryScale, privateUrls: config.webhookPrivateUrls };
 }
 
-type Claimed = Awaited<ReturnType<typeof claimDue>>[number];
-
 /**
- * Claim up to `limit` due messages: FOR UPDATE SKIP LOCKED lets any number of workers
- * (processes) run side by side without two taking one message; the lease pushes
- * `nextAttemptAt` forward so a message claimed by a worker that died becomes due again once
- * the lease runs out. The lease end also marks the claim as ours (see recordAttempt).
+ * How many messages of one endpoint a worker holds at once (claimed, not yet answered). One
+ * endpoint's messages are sent one after another, so the last of them waits for the answers
+ * to all before it; bounding them by lease / timeout keeps that wait within the lease even
+ * when the endpoint never answers (defaults: 60 s / 10 s -> 5).
  */
-async function claimDue(db: Database, options: DeliveryWorkerOptions, limit: number, sending: string[]) {
-  return db.prisma.$transaction(async (tx) => {
-    const now = new Date();
-    // Never one this worker is still sending (its lease may run out while an answer is slow).
-    const due = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM "WebhookMessage"
-       WHERE state = 'pending' AND "nextAttemptAt" <= ${now} AND NOT (id = ANY(${sending}::text[]))
-       ORDER BY "nextAttemptAt", "eventId"
-       LIMIT ${limit}
-       FOR UPDATE SKIP LOCKED`;
-    if (due.length === 0) return [];
-    const ids = due.map((r) => r.id);
-    const leaseUntil = new Date(now.getTime() + options.leaseMs);
-    await tx.webhookMessage.updateMany({ where: { id: { in: ids } }, data: { nextAttemptAt: leaseUntil } });
-    const messages = await tx.webhookMessage.findMany({ where: { id: { in: ids } }, include: { event: true, endpoint: true } });
-    return messages.map((m) => ({ ...m, leaseUntil }));
-  });
+export function perEndpointLimit(options: Pick<DeliveryWorkerOptions, 'leaseMs' | 'timeoutMs'>): number {
+  return Math.max(1, Math.floor(options.leaseMs / options.timeoutMs) - 1);
+}
+
+/** A claimed message with what sending it needs. */
+export interface Claimed {
+  id: string;
+  businessId: string;
+  livemode: boolean;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  attempts: number;
+  /** The end of our lease: the claim is ours while `nextAttemptAt` still holds it. */
+  leaseUntil: Date;
+  event: { id: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null; bookingId: string | null };
+  endpoint: { url: string; secret: string };
+}
+
+interface ClaimRow {
+  id: string;
+  businessId: string;
+  livemode: boolean;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  attempts: number;
+  type: string;
+  bookingId: string | null;
+  data: unknown;
+  requestId: string | null;
+  idempotencyKey: string | null;
+  eventCreatedAt: Date;
+  url: string;
+  secret: string;
+}
+
+/** What this worker already holds, for a claim to leave alone or to count. */
+interface Holding {
+  /** Messages claimed here and not recorded yet (their lease may run out while an answer is slow). */
+  messageIds: string[];
+  /** Endpoints with messages held here, and how many. */
+  endpointIds: string[];
+  counts: number[];
 }
 
 /**
- * POST one event to its endpoint, signed per Standard Webhooks; never throws. Where private
- * targets are not allowed, through the guarded dispatcher: a refused address is a failed
- * attempt like any network error.
+ * The worker's two hot statements run as SQL: on PostgreSQL directly on the pool Prisma's
+ * adapter draws on (as the tenant scope's reads by id do), on the embedded database through
+ * Prisma's raw queries. Through the ORM a raw statement costs several times its pg cost, and
+ * these run for every few deliveries.
  */
-async function send(message: Claimed, timeoutMs: number, privateUrls: PrivateTargetPolicy) {
+type Sql = <T>(text: string, values: unknown[]) => Promise<T[]>;
+
+function sqlRunner(db: Database): Sql {
+  const pool = db.pool;
+  if (pool) return async <T>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as T[];
+  return <T>(text: string, values: unknown[]) => db.prisma.$queryRawUnsafe<T[]>(text, ...values);
+}
+
+/**
+ * Claim up to `limit` due messages in one statement: FOR UPDATE SKIP LOCKED lets any number
+ * of workers (processes) run side by side without two taking one message; the lease pushes
+ * `nextAttemptAt` forward so a message claimed by a worker that died becomes due again once
+ * the lease runs out. The lease end also marks the claim as ours (see the recording below).
+ * Oldest first, at most `perEndpoint` messages of one endpoint held here (those already held
+ * count), looked for among the 4 x `limit` oldest due messages of endpoints with room left.
+ * Returned in due order ("nextAttemptAt", then event id), which is the order of each
+ * endpoint's events.
+ * $1 now, $2 messages held here, $3 endpoints full here, $4 the look-ahead, $5/$6 endpoints
+ * held here and how many, $7 per endpoint, $8 limit, $9 lease end.
+ */
+export const CLAIM_SQL = `
+  WITH candidates AS (
+    SELECT id, "endpointId", "nextAttemptAt", "eventId" FROM "WebhookMessage"
+     WHERE state = 'pending' AND "nextAttemptAt" <= $1
+       AND NOT (id = ANY($2::text[])) AND NOT ("endpointId" = ANY($3::text[]))
+     ORDER BY "nextAttemptAt", "eventId"
+     LIMIT $4
+  ), ranked AS (
+    SELECT c.id, row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c."eventId") + coalesce(h.n, 0) AS k
+      FROM candidates c
+      LEFT JOIN unnest($5::text[], $6::int[]) AS h(endpoint, n) ON h.endpoint = c."endpointId"
+  ), due AS (
+    SELECT m.id, m."nextAttemptAt" AS "dueAt" FROM "WebhookMessage" m
+     WHERE m.id IN (SELECT id FROM ranked WHERE k <= $7) AND m.state = 'pending' AND m."nextAttemptAt" <= $1
+     ORDER BY m."nextAttemptAt", m."eventId"
+     LIMIT $8
+     FOR UPDATE SKIP LOCKED
+  ), claimed AS (
+    UPDATE "WebhookMessage" m SET "nextAttemptAt" = $9, "updatedAt" = $1
+      FROM due WHERE m.id = due.id
+    RETURNING m.id, m."businessId", m.livemode, m."endpointId", m."eventId", m."eventType", m.attempts, due."dueAt"
+  )
+  SELECT c.id, c."businessId", c.livemode, c."endpointId", c."eventId", c."eventType", c.attempts,
+         e.type, e."bookingId", e.data, e."requestId", e."idempotencyKey", e."createdAt" AS "eventCreatedAt", w.url, w.secret
+    FROM claimed c JOIN "Event" e ON e.id = c."eventId" JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
+   ORDER BY c."dueAt", c."eventId"`;
+
+async function claimDue(sql: Sql, options: DeliveryWorkerOptions, limit: number, holding: Holding, perEndpoint: number, full: string[]): Promise<Claimed[]> {
+  const now = new Date();
+  const leaseUntil = new Date(now.getTime() + options.leaseMs);
+  const rows = await sql<ClaimRow>(CLAIM_SQL, [now, holding.messageIds, full, limit * 4, holding.endpointIds, holding.counts, perEndpoint, limit, leaseUntil]);
+  return rows.map((r) => ({
+    id: r.id,
+    businessId: r.businessId,
+    livemode: r.livemode,
+    endpointId: r.endpointId,
+    eventId: r.eventId,
+    eventType: r.eventType,
+    attempts: Number(r.attempts),
+    leaseUntil,
+    event: { id: r.eventId, type: r.type, livemode: r.livemode, createdAt: new Date(r.eventCreatedAt), data: r.data, requestId: r.requestId, idempotencyKey: r.idempotencyKey, bookingId: r.bookingId },
+    endpoint: { url: r.url, secret: r.secret },
+  }));
+}
+
+type Outcome = { status: number | null; error: string | null; durationMs: number };
+
+/**
+ * POST one event to its endpoint, signed per Standard Webhooks; never throws. Connections
+ * are kept alive and reused. Where private targets are not allowed, through the guarded
+ * dispatcher: a refused address is a failed attempt like any network error.
+ */
+async function send(message: Claimed, timeoutMs: number, privateUrls: PrivateTargetPolicy): Promise<Outcome> {
   const body = JSON.stringify(presentEvent(message.event));
   const headers = {
     'content-type': 'application/json',
@@ -73,42 +173,41 @@ async function send(message: Claimed, timeoutMs: number, privateUrls: PrivateTar
     ...signatureHeaders(message.endpoint.secret, message.event.id, Math.floor(Date.now() / 1000), body),
   };
   const started = performance.now();
-  try {
-    const post = privateTargetsAllowed(privateUrls, message.livemode) ? fetch : guardedFetch;
-    const res = await post(message.endpoint.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    await res.body?.cancel().catch(() => {});
-    return { status: res.status, error: null, durationMs: Math.round(performance.now() - started) };
-  } catch (err) {
-    const timedOut = (err as Error).name === 'TimeoutError';
-    const reason = timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${((err as Error).cause as Error)?.message ?? (err as Error).message}`;
-    return { status: null, error: reason, durationMs: Math.round(performance.now() - started) };
-  }
+  const dispatcher = privateTargetsAllowed(privateUrls, message.livemode) ? unguardedDispatcher() : guardedDispatcher();
+  const res = await postThrough(dispatcher, message.endpoint.url, headers, body, timeoutMs);
+  const durationMs = Math.round(performance.now() - started);
+  if (res.error === null) return { status: res.status, error: null, durationMs };
+  const err = res.error;
+  const reason = res.timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(err.cause as Error)?.message ?? err.message}`;
+  return { status: null, error: reason, durationMs };
+}
+
+function deliveryRow(message: Claimed, attempt: number, outcome: Outcome, nextRetryAt: Date | null) {
+  return {
+    id: newId('webhookDelivery'),
+    businessId: message.businessId,
+    livemode: message.livemode,
+    messageId: message.id,
+    endpointId: message.endpointId,
+    eventId: message.eventId,
+    eventType: message.eventType,
+    url: message.endpoint.url,
+    attempt,
+    responseStatus: outcome.status,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    nextRetryAt,
+  };
 }
 
 /** Record one attempt and schedule what follows, in one transaction of the message's tenant. */
-async function recordAttempt(tenantDb: TenantDbFactory, message: Claimed, outcome: Awaited<ReturnType<typeof send>>, options: DeliveryWorkerOptions) {
+async function recordAttempt(tenantDb: TenantDbFactory, message: Claimed, outcome: Outcome, options: DeliveryWorkerOptions) {
   const attempt = message.attempts + 1;
   const delivered = isDelivered(outcome.status);
   const delay = delivered ? null : nextRetryDelay(attempt, message.livemode, options.sandboxRetryScale);
   const nextRetryAt = delay === null ? null : new Date(Date.now() + delay);
   await tenantDb({ businessId: message.businessId, livemode: message.livemode }).$transaction(async (tx) => {
-    const delivery = await tx.webhookDelivery.create({
-      data: {
-        id: newId('webhookDelivery'),
-        businessId: message.businessId,
-        livemode: message.livemode,
-        messageId: message.id,
-        endpointId: message.endpointId,
-        eventId: message.eventId,
-        eventType: message.eventType,
-        url: message.endpoint.url,
-        attempt,
-        responseStatus: outcome.status,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
-        nextRetryAt,
-      },
-    });
+    const delivery = await tx.webhookDelivery.create({ data: deliveryRow(message, attempt, outcome, nextRetryAt) });
     // Only while the claim is still ours: if the lease ran out and another worker claimed the
     // message (or it was resent by hand), that claim now decides what comes next. The
     // attempt itself did happen, so it stays in the log.
@@ -126,6 +225,59 @@ async function recordAttempt(tenantDb: TenantDbFactory, message: Claimed, outcom
   });
 }
 
+function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Record delivered attempts (2xx answers) together, in ONE statement (atomic by itself): the
+ * attempts are inserted and their messages marked delivered, each message only while the
+ * claim is still ours (as in recordAttempt; nothing else follows a delivered attempt, so
+ * which messages matched does not matter). The tenant scope holds as in recordAttempt, here
+ * written as SQL: every attempt is written with its message's own business and environment
+ * (and only where that message still exists in them), every update matches them too.
+ * (Through the ORM, one insert of n rows costs about n times an insert of one: as SQL with
+ * one JSON parameter, a batch costs about one statement.) $1 the attempts as JSON, $2 now.
+ */
+export const RECORD_DELIVERED_SQL = `
+  WITH t AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(
+      id text, "messageId" text, "businessId" text, livemode boolean, "endpointId" text, "eventId" text, "eventType" text,
+      url text, attempt int, "responseStatus" int, "durationMs" int, lease timestamptz)
+  ), attempts AS (
+    INSERT INTO "WebhookDelivery" (id, "businessId", livemode, "messageId", "endpointId", "eventId", "eventType", url, attempt, "responseStatus", "durationMs", error, "nextRetryAt")
+    SELECT t.id, t."businessId", t.livemode, t."messageId", t."endpointId", t."eventId", t."eventType", t.url, t.attempt, t."responseStatus", t."durationMs", NULL, NULL
+      FROM t JOIN "WebhookMessage" m ON m.id = t."messageId" AND m."businessId" = t."businessId" AND m.livemode = t.livemode
+  )
+  UPDATE "WebhookMessage" m SET attempts = t.attempt, state = 'delivered', "nextAttemptAt" = $2, "updatedAt" = $2
+    FROM t
+   WHERE m.id = t."messageId" AND m."nextAttemptAt" = t.lease AND m."businessId" = t."businessId" AND m.livemode = t.livemode`;
+
+async function recordDelivered(sql: Sql, done: { message: Claimed; outcome: Outcome }[]) {
+  const rows = done.map(({ message: m, outcome }) => ({
+    id: newId('webhookDelivery'),
+    messageId: m.id,
+    businessId: m.businessId,
+    livemode: m.livemode,
+    endpointId: m.endpointId,
+    eventId: m.eventId,
+    eventType: m.eventType,
+    url: m.endpoint.url,
+    attempt: m.attempts + 1,
+    responseStatus: outcome.status,
+    durationMs: outcome.durationMs,
+    lease: m.leaseUntil.toISOString(),
+  }));
+  await sql(RECORD_DELIVERED_SQL, [JSON.stringify(rows), new Date()]);
+}
+
 export interface DeliveryWorker {
   /** Look for due messages now (called on NOTIFY and after local commits). */
   kick(): void;
@@ -134,34 +286,55 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/** Attempts recorded together at most. */
+const RECORD_BATCH = 500;
+
 /**
  * Start delivering webhooks from the outbox; runs inside `npm start` and alone in `npm run worker`.
  *
- * `concurrency` lanes send; each takes the next claimed message as soon as it is free. Claims
- * (up to `batchSize` messages, one transaction) run beside the lanes and refill the local
- * queue when it runs low, so a slow or silent destination holds one lane for up to
- * `timeoutMs`, never the deliveries of everyone else. A claimed message waits at most for
- * the `batchSize / concurrency` rounds of attempts ahead of it, which the lease must cover
- * (defaults: 50 / 16 -> 4 attempts of at most 10 s, within the 60 s lease).
+ * Claims (one statement, up to `batchSize` messages) refill a local queue once it is half
+ * empty.
+ * Up to `concurrency` attempts await their answers at once, at most one per endpoint: an
+ * endpoint gets its events one at a time, in order (best effort: a retry or another worker
+ * can still reorder), while different endpoints are served in parallel, so a slow or silent
+ * destination holds one of them for up to `timeoutMs`, never the deliveries of everyone
+ * else. Once answered, the endpoint's next message may go; attempts are recorded behind:
+ * delivered ones together (group commit: what was answered while the previous batch was
+ * written goes in the next one, see recordDelivered), the others one by one as before
+ * (retry schedule, `delivery.retrying`).
+ * A claimed message waits behind at most `perEndpointLimit` messages of its own endpoint and
+ * `batchSize / concurrency` rounds of attempts, which the lease must cover (defaults: 5, and
+ * 200 / 64 -> 4 attempts of at most 10 s, within the 60 s lease).
  */
 export async function startDeliveryWorker(db: Database, overrides: Partial<DeliveryWorkerOptions> = {}): Promise<DeliveryWorker> {
   const options = { ...DEFAULT_WORKER_OPTIONS, ...overrides };
   // Claims look across every business; each attempt is then written in its own tenant's scope.
   const tenantDb = tenantDbFactory(db.prisma);
+  const sql = sqlRunner(db);
   if (options.leaseMs <= options.timeoutMs) {
     console.warn(`webhook worker: the lease (${options.leaseMs} ms) is not longer than the answer timeout (${options.timeoutMs} ms); another worker may send a message again while a slow answer is awaited`);
   }
+  const perEndpoint = perEndpointLimit(options);
   let stopped = false;
-  /** Something may be due: a NOTIFY, the poll, or a claim that took all it asked for. */
+  /** Something may be due: a NOTIFY, the poll, a claim that took all it asked for, room at an endpoint. */
   let wanted = false;
   let claiming: Promise<void> | null = null;
   let looping = false;
   let running: Promise<void> = Promise.resolve();
   let wake: (() => void) | null = null;
-  /** Claimed, waiting for a free lane. */
+  /** Claimed, waiting for their endpoint and a free lane (in due order). */
   const queue: Claimed[] = [];
-  /** Attempts under way, with their message. */
-  const sending = new Map<Promise<void>, Claimed>();
+  /** Endpoints with an attempt awaiting its answer. */
+  const busy = new Set<string>();
+  /** Per endpoint, messages queued or awaiting their answer. */
+  const held = new Map<string, number>();
+  /** Claimed here and not recorded yet, by id. */
+  const mine = new Set<string>();
+  /** Delivered, waiting for the next batch to be recorded. */
+  let toRecord: { message: Claimed; outcome: Outcome }[] = [];
+  let recording: Promise<void> | null = null;
+  /** Attempts recorded one by one, under way. */
+  const singles = new Set<Promise<void>>();
 
   function signal() {
     const w = wake;
@@ -172,10 +345,23 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
   function claim() {
     wanted = false;
     const limit = options.batchSize - queue.length;
-    claiming = claimDue(db, options, limit, [...queue, ...sending.values()].map((m) => m.id))
+    const holding: Holding = { messageIds: [...mine], endpointIds: [], counts: [] };
+    const full: string[] = [];
+    for (const [endpointId, n] of held) {
+      if (n >= perEndpoint) full.push(endpointId);
+      else {
+        holding.endpointIds.push(endpointId);
+        holding.counts.push(n);
+      }
+    }
+    claiming = claimDue(sql, options, limit, holding, perEndpoint, full)
       .then(
         (claimed) => {
-          queue.push(...claimed);
+          for (const m of claimed) {
+            queue.push(m);
+            mine.add(m.id);
+            held.set(m.endpointId, (held.get(m.endpointId) ?? 0) + 1);
+          }
           if (claimed.length === limit) wanted = true; // there may be more
         },
         (err) => {
@@ -188,37 +374,74 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
       });
   }
 
-  /**
-   * The oldest queued message whose endpoint has nothing in flight here: one endpoint gets
-   * its events one at a time, in order (best effort: a retry or another worker can still
-   * reorder), while different endpoints are served in parallel.
-   */
+  /** The oldest queued message whose endpoint has nothing awaiting an answer. */
   function nextSendable(): Claimed | undefined {
-    const busy = new Set([...sending.values()].map((m) => m.endpointId));
-    const index = queue.findIndex((m) => !busy.has(m.endpointId));
+    const index = busy.size === 0 ? (queue.length > 0 ? 0 : -1) : queue.findIndex((m) => !busy.has(m.endpointId));
     return index < 0 ? undefined : queue.splice(index, 1)[0];
   }
 
-  function send1(message: Claimed) {
-    const attempt: Promise<void> = send(message, options.timeoutMs, options.privateUrls)
-      .then((outcome) => recordAttempt(tenantDb, message, outcome, options))
-      .catch((err) => console.error('webhook attempt not recorded', err))
+  function recorded(message: Claimed) {
+    mine.delete(message.id);
+  }
+
+  function flush() {
+    const batch = toRecord.splice(0, RECORD_BATCH);
+    recording = recordDelivered(sql, batch)
+      .catch(async (err) => {
+        // One failing row (say its endpoint was deleted meanwhile) must not cost the others
+        // their record: each on its own, as without batching.
+        if (!stopped) console.error('webhook attempts not recorded together; recording them one by one', err);
+        await Promise.all(batch.map((d) => recordAttempt(tenantDb, d.message, d.outcome, options).catch((e) => console.error('webhook attempt not recorded', e))));
+      })
       .finally(() => {
-        sending.delete(attempt);
+        for (const d of batch) recorded(d.message);
+        recording = null;
+        if (toRecord.length > 0) flush();
         signal();
       });
-    sending.set(attempt, message);
   }
+
+  function record(message: Claimed, outcome: Outcome) {
+    if (isDelivered(outcome.status)) {
+      toRecord.push({ message, outcome });
+      if (!recording) flush();
+      return;
+    }
+    const single: Promise<void> = recordAttempt(tenantDb, message, outcome, options)
+      .catch((err) => console.error('webhook attempt not recorded', err))
+      .finally(() => {
+        singles.delete(single);
+        recorded(message);
+        signal();
+      });
+    singles.add(single);
+  }
+
+  function send1(message: Claimed) {
+    busy.add(message.endpointId);
+    void send(message, options.timeoutMs, options.privateUrls).then((outcome) => {
+      busy.delete(message.endpointId);
+      const n = held.get(message.endpointId)!;
+      if (n <= 1) held.delete(message.endpointId);
+      else held.set(message.endpointId, n - 1);
+      // Room again at an endpoint a claim had to leave out: it may have more due.
+      if (n >= perEndpoint) wanted = true;
+      record(message, outcome);
+      signal();
+    });
+  }
+
+  const unrecorded = () => mine.size > 0;
 
   async function loop() {
     try {
       while (!stopped) {
-        for (let next = nextSendable(); next && sending.size < options.concurrency; next = nextSendable()) send1(next);
-        if (wanted && !claiming && queue.length < options.concurrency) {
+        for (let next = busy.size < options.concurrency ? nextSendable() : undefined; next; next = busy.size < options.concurrency ? nextSendable() : undefined) send1(next);
+        if (wanted && !claiming && queue.length <= options.batchSize / 2) {
           claim();
           continue;
         }
-        if (!claiming && !wanted && sending.size === 0 && queue.length === 0) return; // idle
+        if (!claiming && !wanted && busy.size === 0 && queue.length === 0 && !unrecorded()) return; // idle
         await new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
@@ -237,12 +460,20 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
 
   /** Give back claimed messages not sent yet, so that another worker can take them at once. */
   async function release(messages: Claimed[]) {
-    const byLease = new Map<number, Claimed[]>();
-    for (const m of messages) byLease.set(m.leaseUntil.getTime(), [...(byLease.get(m.leaseUntil.getTime()) ?? []), m]);
-    for (const [lease, group] of byLease) {
+    for (const group of groupBy(messages, (m) => String(m.leaseUntil.getTime()))) {
       await db.prisma.webhookMessage
-        .updateMany({ where: { id: { in: group.map((m) => m.id) }, nextAttemptAt: new Date(lease) }, data: { nextAttemptAt: new Date() } })
+        .updateMany({ where: { id: { in: group.map((m) => m.id) }, nextAttemptAt: group[0].leaseUntil }, data: { nextAttemptAt: new Date() } })
         .catch((err) => console.error('webhook claims not released', err));
+    }
+    for (const m of messages) recorded(m);
+  }
+
+  /** Until every attempt under way is answered and recorded. */
+  async function settle() {
+    while (busy.size > 0 || recording || singles.size > 0 || toRecord.length > 0) {
+      if (recording) await recording;
+      else if (singles.size > 0) await Promise.all([...singles]);
+      else await new Promise<void>((resolve) => setTimeout(resolve, 5));
     }
   }
 
@@ -265,7 +496,7 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
       await running;
       await claiming;
       await release(queue.splice(0));
-      await Promise.all([...sending.keys()]);
+      await settle();
     },
   };
 }
