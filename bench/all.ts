@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDir } from './harness.ts';
+import { benchDir, runBench } from './harness.ts';
 import type { BenchResult } from './result.ts';
 
 const SCRIPTS = ['vehicle-read', 'booking-create', 'bookings-page', 'availability', 'webhooks', 'subscribers', 'startup'];
@@ -64,10 +64,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

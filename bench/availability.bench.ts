@@ -27,7 +27,7 @@ import pg from 'pg';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { generateFleet, migrateAndCreateBusiness, NOW } from './bench-data.ts';
-import { killChildren, percentiles, startChildServer } from './harness.ts';
+import { killChildren, percentiles, startChildServer, runBench } from './harness.ts';
 import { startStatementCounter } from './pg-statement-counter.ts';
 import { reportResult } from './result.ts';
 
@@ -187,10 +187,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

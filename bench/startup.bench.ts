@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { envInt } from './bench-env.ts';
 import { reportResult } from './result.ts';
+import { runBench } from './harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -162,11 +163,4 @@ async function main() {
   clearTimeout(watchdog);
 }
 
-main().then(
-  () => process.exit(),
-  (err) => {
-    console.error(err);
-    for (const c of children) c.kill('SIGKILL');
-    process.exit(1);
-  },
-);
+runBench(main);

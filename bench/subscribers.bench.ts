@@ -26,7 +26,7 @@
 // Env: BENCH_SUBSCRIBERS (1000), BENCH_EVENTS (20), BENCH_EVENT_GAP_MS (250), BENCH_ROUNDS (1),
 //      BENCH_CLIENT_PROCS (2), BENCH_CPU_PROF (a directory: the server runs with --cpu-prof),
 //      TEST_POSTGRES_URL (server to create the throwaway database on).
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,7 @@ import { newId } from '../src/domain/shared/ids.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { reportResult } from './result.ts';
+import { killChildren, runBench, startChildServer } from './harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -78,29 +79,7 @@ function track(child: ChildProcess) {
 }
 
 function startServer(target: Target, databaseUrl: string): Promise<Server> {
-  const args = ['--import', 'tsx'];
-  if (CPU_PROF) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`);
-  args.push(SCRIPTS[target]);
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off' };
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const stop = track(child);
-  return new Promise<Server>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => { void stop(); reject(new Error(`${target} server did not start within 60 s`)); }, 60_000);
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const m = /READY (\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.pipe(process.stdout);
-        resolve({ port: Number(m[1]), pid: child.pid!, stop });
-      }
-    });
-    child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`${target} server exited before READY (code ${code}, signal ${signal})`)); });
-  });
+  return startChildServer(SCRIPTS[target], { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' }, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`] : []);
 }
 
 /** The subscribers' processes, and the events every one of their subscribers has received. */
@@ -302,6 +281,7 @@ async function main() {
   const watchdog = setTimeout(() => {
     console.error(`bench: exceeded its ${budgetMs / 1000} s budget; stopping`);
     for (const c of children) c.kill('SIGKILL');
+    killChildren();
     void database.drop().finally(() => process.exit(2));
   }, budgetMs);
   watchdog.unref();
@@ -372,16 +352,10 @@ async function main() {
     }
   } finally {
     for (const c of children) c.kill('SIGKILL');
+    killChildren();
     await database.drop();
     clearTimeout(watchdog);
   }
 }
 
-main().then(
-  () => process.exit(),
-  (err) => {
-    console.error(err);
-    for (const c of children) c.kill('SIGKILL');
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -40,6 +40,7 @@ import { newEndpointSecret } from '../src/domain/webhooks/signing.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { reportResult } from './result.ts';
+import { runBench } from './harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -418,10 +419,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
