@@ -13,11 +13,17 @@ const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error('DATA_DIR is required');
 const { openPGlite } = await import('../src/db/database.ts');
 const { applyMigrations } = await import('../src/db/migrate.ts');
+const { readTemplate } = await import('../src/db/pglite-template.ts');
 mark('import database modules');
-const embedded = await openPGlite(dataDir);
-mark('PGlite open (fresh directory)');
-await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
-mark('migrations');
+// As openDatabase does: a fresh directory starts from the template when there is one.
+const template = await readTemplate();
+mark(template ? 'read the template' : 'no template');
+const embedded = await openPGlite(dataDir, template);
+mark(template ? 'PGlite open (from the template)' : 'PGlite open (fresh directory)');
+if (!template) {
+  await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
+  mark('migrations');
+}
 const { PrismaClient } = await import('../src/generated/prisma/client.ts');
 const { PrismaPGlite } = await import('pglite-prisma-adapter');
 const prisma = new PrismaClient({ adapter: new PrismaPGlite(embedded.pglite) });
