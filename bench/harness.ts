@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Options as LoadOptions } from 'autocannon';
+import { build } from 'esbuild';
 import pg from 'pg';
 
 export const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -30,17 +31,28 @@ export async function cpuSeconds(pid: number): Promise<number> {
  * resolves once it prints READY <port>. With `cpuProfDir`, one CPU profile per thread is written
  * under <cpuProfDir>/<label>/.
  */
-export function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
+export async function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
   delete env.REDIS_URL;
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`] : [];
-  return startChildServer(path.join(benchDir, script), env, nodeArgs);
+  return startChildServer(await bundled(path.join(benchDir, script)), env, nodeArgs);
 }
 
-/** Start any script in a child node with the tsx loader; resolves once it prints "READY <port>". */
+/**
+ * A server script bundled as `npm start` bundles the service (scripts/build.mjs): plain
+ * JavaScript, run without the TypeScript loader, so each side is measured as it would run.
+ */
+export async function bundled(script: string): Promise<string> {
+  const outfile = path.join(benchDir, '.build', `${path.basename(script, '.ts')}.mjs`);
+  await build({ entryPoints: [script], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: true, logLevel: 'warning' });
+  return outfile;
+}
+
+/** Start a script in a child node (TypeScript through the tsx loader); resolves once it prints "READY <port>". */
 export function startChildServer(script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ChildServer> {
   const label = path.basename(script);
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const loader = script.endsWith('.mjs') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...loader, ...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => { children.delete(child); resolve(); }));
   const stop = async () => {

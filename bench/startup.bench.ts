@@ -1,10 +1,10 @@
-// Startup bench: time from spawning what `npm start` runs (`tsx src/main.ts`, the package's
-// start script, run from node_modules/.bin without npm's own start-up) on a FRESH empty
+// Startup bench: time from spawning what `npm start` runs (its prestart, `node
+// scripts/build.mjs`, then `node dist/main.mjs`, without npm's own start-up) on a FRESH empty
 // DATA_DIR (embedded PGlite, no DATABASE_URL) to the first successful answer: GET
 // /health/ready answering 200 (database reachable, no migration pending), and then an
 // authenticated GET /v1/vehicles with the demo key main.ts prints.
 //
-// baseline: bench/startup-bare.ts, under the same tsx loader: PGlite opened on a fresh
+// baseline: bench/startup-bare.ts (through the tsx loader: one small file): PGlite opened on a fresh
 //           directory, `SELECT 1` answered over node:http.
 // phases  : bench/startup-phases.ts does main.ts's steps one at a time and times each (PGlite's
 //           open, the migrations, the seed, the server's modules, buildApp, the first answer).
@@ -30,8 +30,8 @@ const GOAL_MS = 5_000;
 const children = new Set<ChildProcess>();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function run(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(TSX, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[], env: NodeJS.ProcessEnv, command = TSX) {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let err = '';
@@ -73,7 +73,10 @@ async function firstOk(url: () => string | null, start: number, headers: Record<
 async function project(): Promise<{ ready: number; authed: number }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'startup-bench-'));
   const start = performance.now();
-  const p = run(['src/main.ts'], { DATA_DIR: path.join(dir, 'data'), PORT: '0', DATABASE_URL: '', REDIS_URL: '' });
+  // What `npm start` runs: its prestart (the bundle), then the bundled server.
+  const built = await run(['scripts/build.mjs'], {}, process.execPath).exited;
+  if (built !== 0) throw new Error(`the build (prestart) failed with exit code ${built}`);
+  const p = run(['--enable-source-maps', 'dist/main.mjs'], { DATA_DIR: path.join(dir, 'data'), PORT: '0', DATABASE_URL: '', REDIS_URL: '' }, process.execPath);
   try {
     const base = () => /listening on (http:\/\/[^\s]+)/.exec(p.output())?.[1] ?? null;
     const ready = await Promise.race([firstOk(() => (base() ? `${base()}/health/ready` : null), start), p.exited.then((code) => { throw new Error(`npm start exited (${code}): ${p.errors()}`); })]);

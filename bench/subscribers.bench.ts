@@ -38,7 +38,7 @@ import { newId } from '../src/domain/shared/ids.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { reportResult } from './result.ts';
-import { killChildren, runBench, startChildServer } from './harness.ts';
+import { bundled, killChildren, runBench, startChildServer } from './harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -78,8 +78,8 @@ function track(child: ChildProcess) {
   };
 }
 
-function startServer(target: Target, databaseUrl: string): Promise<Server> {
-  return startChildServer(SCRIPTS[target], { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' }, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`] : []);
+async function startServer(target: Target, databaseUrl: string): Promise<Server> {
+  return startChildServer(await bundled(SCRIPTS[target]), { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' }, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`] : []);
 }
 
 /** The subscribers' processes, and the events every one of their subscribers has received. */

@@ -5,7 +5,6 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -19,6 +18,7 @@ import type { MigrationList, SchemaContainer, SchemaEngine } from '@prisma/schem
 import * as bindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { projectRoot } from '../project-root.ts';
 
 export type MigrationTarget = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgres'; url: string };
 
@@ -28,7 +28,6 @@ export interface MigrationPaths {
   migrationsDir: string;
 }
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const defaultMigrationPaths: MigrationPaths = {
   schemaPath: path.join(projectRoot, 'prisma/schema.prisma'),
   migrationsDir: path.join(projectRoot, 'prisma/migrations'),

@@ -7,9 +7,9 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { projectRoot } from '../project-root.ts';
 import { defaultMigrationPaths } from './migrate.ts';
 
-const projectRoot = path.resolve(import.meta.dirname, '../..');
 
 /** Where templates are kept (PGLITE_TEMPLATE_DIR, else node_modules/.cache of the project). */
 function templateDir(): string {
