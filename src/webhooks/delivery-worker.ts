@@ -59,14 +59,8 @@ export interface Claimed {
   endpoint: { url: string; secret: string };
 }
 
-interface ClaimRow {
-  id: string;
-  businessId: string;
-  livemode: boolean;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  attempts: number;
+/** A row of the claim statement: the message's own columns, its event's and its endpoint's. */
+interface ClaimRow extends Pick<Claimed, 'id' | 'businessId' | 'livemode' | 'endpointId' | 'eventId' | 'eventType' | 'attempts'> {
   type: string;
   bookingId: string | null;
   data: unknown;
