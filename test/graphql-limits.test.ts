@@ -44,6 +44,12 @@ describe.each(ENGINES)('GraphQL limits and lists on %s', (engine) => {
     expect(refusal(await gql(deep))).toMatchObject({ type: 'invalid_request', code: 'query_too_deep' });
   });
 
+  it('answers a full page of 100 bookings with vehicle, customer and payment, its size written in the document', async () => {
+    const page = await gql(`{ bookings(first: 100) { edges { node { id state startAt endAt totalCents metadata vehicle { id name make model dailyRateCents } customer { id name email phone } payment { id state amountCents currency } } } } }`);
+    expect(page.errors).toBeUndefined();
+    expect((page.data as { bookings: { edges: unknown[] } }).bookings.edges).toHaveLength(bookings.length);
+  });
+
   it('refuses a document that would cost too much with query_too_costly', async () => {
     const wide = Array.from({ length: 14 }, (_, i) => `a${i}: bookings(first: 100) { edges { node { ${'id state startAt endAt totalCents '.repeat(1)} vehicle { id name dailyRateCents } customer { id name email } payment { id state amountCents } deposit { id state } charges { id state } } } }`).join(' ');
     const res = await gql(`{ ${wide} }`);
