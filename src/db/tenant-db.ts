@@ -30,6 +30,9 @@ export const TENANT_MODELS: ReadonlyMap<string, ModelScope> = new Map(
     ]),
 );
 
+/** Each model's own columns (no relations). */
+const SCALAR_FIELDS = new Map(Object.entries(models).map(([name, m]) => [name, new Set(m.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => f.name))]));
+
 /**
  * A row by its id with exact SQL on the pool Prisma's adapter draws on: the hottest read of
  * every API (`GET /v1/<objects>/{id}`) at a fraction of the ORM's cost. The condition is the
@@ -46,26 +49,24 @@ const TIMESTAMP_OID = 1114;
 const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
 
 export function postgresRowReader(pool: pg.Pool): RowReader {
-  const columnsOf = new Map<string, string>();
+  // One statement text per model, condition and selection, made once.
+  const statements = new Map<string, string>();
   const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as never)) };
   return {
     async byId(model, where, only) {
-      const cacheKey = only ? `${model}:${only.join(',')}` : model;
-      let columns = columnsOf.get(cacheKey);
-      if (!columns) {
-        columns = models[model].fields.filter((f) => (f.kind === 'scalar' || f.kind === 'enum') && (!only || only.includes(f.name))).map((f) => `"${f.name}"`).join(', ');
-        columnsOf.set(cacheKey, columns);
-      }
       const fields = Object.keys(where);
-      const sql = `SELECT ${columns} FROM "${model}" WHERE ${fields.map((f, i) => `"${f}" = $${i + 1}`).join(' AND ')} LIMIT 1`;
+      const key = `${model}|${fields.join(',')}|${only?.join(',') ?? '*'}`;
+      let sql = statements.get(key);
+      if (!sql) {
+        const columns = [...SCALAR_FIELDS.get(model)!].filter((f) => !only || only.includes(f)).map((f) => `"${f}"`).join(', ');
+        sql = `SELECT ${columns} FROM "${model}" WHERE ${fields.map((f, i) => `"${f}" = $${i + 1}`).join(' AND ')} LIMIT 1`;
+        statements.set(key, sql);
+      }
       const { rows } = await pool.query({ text: sql, values: fields.map((f) => where[f]), types: types as never });
       return (rows[0] as Record<string, unknown> | undefined) ?? null;
     },
   };
 }
-
-/** Each model's own columns (no relations). */
-const SCALAR_FIELDS = new Map(Object.entries(models).map(([name, m]) => [name, new Set(m.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => f.name))]));
 
 const READS_AND_WRITES_BY_WHERE = new Set([
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',

@@ -94,6 +94,22 @@ function useContractErrorExtensions(): EdgePlugin {
 }
 
 /**
+ * An error of an operation as the caller sees it: a domain error keeps its contract shape;
+ * GraphQL's own (a variable its type rejects) are the caller's and pass, given their type and
+ * code by withContractExtensions; anything else is logged once and becomes internal_error.
+ */
+export function maskError(error: unknown, requestId: string): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof DomainError) {
+    const gql = error as GraphQLError;
+    return toGraphQLError(original, requestId, { nodes: gql.nodes, path: gql.path });
+  }
+  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
+  console.error(`[${requestId}]`, original);
+  return toGraphQLError(internalError(), requestId);
+}
+
+/**
  * The one pipeline of the service: REST, GraphQL over HTTP and (src/http/websocket.ts) the
  * WebSocket all pass through these plugins, in this order, so authentication, the key's
  * environment, rate limits, access, idempotency and audit are written once.
@@ -135,21 +151,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     // ends with a NUL, so it never answers.
     healthCheckEndpoint: '\u0000',
     plugins: plugins as never,
-    maskedErrors: {
-      maskError(error) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        const requestId = currentRequestId();
-        if (original instanceof DomainError) {
-          const gql = error as GraphQLError;
-          return toGraphQLError(original, requestId, { nodes: gql.nodes, path: gql.path });
-        }
-        // Errors of GraphQL itself (a variable its type rejects) are the caller's, not ours:
-        // they pass, and withContractExtensions gives them their type and code.
-        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
-        console.error(`[${requestId}]`, original);
-        return toGraphQLError(internalError(), requestId);
-      },
-    },
+    maskedErrors: { maskError: (error) => maskError(error, currentRequestId()) },
   });
   return { yoga, openapi: document };
 }

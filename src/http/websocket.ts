@@ -12,7 +12,7 @@ import { newId } from '../domain/shared/ids.ts';
 import type { ServerContext } from './edge/context.ts';
 import { EdgeErrors } from './edge.errors.ts';
 import { internalError, toGraphQLError } from './error-envelope.ts';
-import { withContractExtensions, type Yoga } from './graphql-server.ts';
+import { maskError, withContractExtensions, type Yoga } from './graphql-server.ts';
 import { AuditTrail, requestScope, type RequestScope } from './request-scope.ts';
 
 export interface GraphQLWebSocketOptions {
@@ -335,20 +335,10 @@ async function executeFor(s: FanoutSubscriber, event: PresentedEvent): Promise<E
   return requestScope.run(s.scope, async () => executeGraphQL({ ...s.args, rootValue: event }));
 }
 
-/**
- * Errors of an event's execution masked as the GraphQL server masks them: a domain error keeps
- * its contract shape, GraphQL's own pass, anything else is logged and becomes internal_error.
- */
+/** Errors of an event's execution masked as over HTTP (maskError). */
 function maskErrors(result: ExecutionResult, requestId: string): ExecutionResult {
   if (!result.errors?.length) return result;
-  const errors = result.errors.map((error) => {
-    const original = error.originalError;
-    if (original instanceof DomainError) return toGraphQLError(original, requestId, { nodes: error.nodes, path: error.path });
-    if (!original || original instanceof GraphQLError) return error;
-    console.error(`[${requestId}]`, original);
-    return toGraphQLError(internalError(), requestId);
-  });
-  return { ...result, errors };
+  return { ...result, errors: result.errors.map((error) => maskError(error, requestId) as GraphQLError) };
 }
 
 /** GraphQL's own errors with the contract's extensions, as over HTTP; yoga's HTTP hints mean nothing here. */
