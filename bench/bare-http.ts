@@ -44,15 +44,22 @@ export function serveBare(server: Server, pool: pg.Pool): void {
     const address = server.address();
     process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : ''}\n`);
   });
+  stopOnSignal(async () => {
+    server.closeAllConnections();
+    server.close();
+    await pool.end().catch(() => {});
+  });
+}
+
+/** When the bench stops a server process (SIGTERM, SIGINT, its parent gone): `close`, then exit (forced after 5 s). */
+export function stopOnSignal(close: () => Promise<void>): void {
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
     closing = true;
     const force = setTimeout(() => process.exit(1), 5_000);
     force.unref();
-    server.closeAllConnections();
-    server.close();
-    await pool.end().catch(() => {});
+    await close().catch(() => {});
     process.exit(0);
   };
   process.on('SIGTERM', shutdown);

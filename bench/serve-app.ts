@@ -3,6 +3,7 @@
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { buildApp } from '../src/server.ts';
+import { stopOnSignal } from './bare-http.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
@@ -14,16 +15,7 @@ const server = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 const address = server.address();
 process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : ''}\n`);
 
-let closing = false;
-const shutdown = async () => {
-  if (closing) return;
-  closing = true;
-  const force = setTimeout(() => process.exit(1), 5_000);
-  force.unref();
+stopOnSignal(async () => {
   await app.close().catch(() => {});
-  await db.close().catch(() => {});
-  process.exit(0);
-};
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
-process.on('disconnect', shutdown);
+  await db.close();
+});
