@@ -2,7 +2,7 @@ import { Response } from '@whatwg-node/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from './db/database.ts';
 import { pendingMigrations } from './db/migration-status.ts';
-import { postgresRowReader, tenantDbFactory } from './db/tenant-db.ts';
+import { tenantDbFactory } from './db/tenant-db.ts';
 import type { AppConfig } from './config.ts';
 import { newId } from './domain/shared/ids.ts';
 import type { ServerContext } from './http/edge/context.ts';
@@ -56,7 +56,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   const tenantDb = tenantDbFactory(prisma, {
     wants: () => requestScope.getStore()?.audit.write === true,
     touch: (model, row) => requestScope.getStore()?.audit.touch(model, row),
-  }, { reader: db.pool ? postgresRowReader(db.pool) : undefined });
+  }, { direct: db.direct });
   const events = createEventPubSub(config.redisUrl);
   const relay = await startEventRelay(db, events.pubsub);
   const worker = config.webhookWorker ? await startDeliveryWorker(db, workerOptions(config)) : null;

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
-import { postgresRowReader, TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
+import { TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES } from './support/app.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
@@ -53,7 +53,7 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
     a = { businessId: (await createBusiness(db.prisma, { name: 'A' })).business_id, livemode: false };
     b = { businessId: (await createBusiness(db.prisma, { name: 'B' })).business_id, livemode: false };
     // As the server runs it: on PostgreSQL, reads by id go straight to SQL, with the same scope.
-    tenantDb = tenantDbFactory(db.prisma, undefined, { reader: db.pool ? postgresRowReader(db.pool) : undefined });
+    tenantDb = tenantDbFactory(db.prisma, undefined, { direct: db.direct });
   });
   afterAll(async () => {
     await db?.close();
@@ -86,6 +86,40 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
       await expect(foreign.create({ data: { ...copy, ...(row.id ? { id: `${String(row.id)}_copy` } : { key: unique() }) } })).rejects.toBeInstanceOf(TenantScopeViolation);
     }
     expect(await delegate(db.prisma, model).findUnique({ where: key })).toEqual(before);
+  });
+
+  it.each([...TENANT_MODELS.keys()])('%s written through the scope, alone or in a transaction, is the row Prisma reads back', async (model) => {
+    const scoped = tenantDb(a);
+    const statements = () => db.direct?.statements ?? 0;
+    const before = statements();
+    const alone = await makeRow(db, model, a, undefined, scoped);
+    const between = statements();
+    const inTransaction = await scoped.$transaction((tx) => makeRow(db, model, a, undefined, tx));
+    for (const row of [alone, inTransaction]) {
+      expect(row).toStrictEqual(await delegate(db.prisma, model).findUnique({ where: keyOf(model, row) }));
+    }
+    // On PostgreSQL both went as the scope's own SQL (direct-sql.ts), not through the ORM.
+    if (engine === 'postgres') expect([between > before, statements() > between]).toEqual([true, true]);
+  });
+
+  it("a transaction's direct writes and Prisma's share its connection: each sees the other's rows, and they roll back together", async () => {
+    const scoped = tenantDb(a);
+    const email = `${unique()}@example.com`;
+    const failure = new Error('roll back');
+    await expect(
+      scoped.$transaction(async (tx) => {
+        const customer = await tx.customer.create({ data: { id: `cus_${unique()}`, ...a, name: 'Tx', email } });
+        // A filtered read is Prisma's; it must see the row just written in this transaction.
+        expect(await tx.customer.findFirst({ where: { email } })).toStrictEqual(customer);
+        await tx.customer.updateMany({ where: { email }, data: { name: 'Tx changed' } });
+        expect(await tx.customer.findUnique({ where: { id: customer.id } })).toMatchObject({ name: 'Tx changed' });
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await db.prisma.customer.findFirst({ where: { email } })).toBeNull();
+    const count = await scoped.customer.createMany({ data: [{ id: `cus_${unique()}`, ...a, name: 'One', email }, { id: `cus_${unique()}`, ...a, name: 'Two', email }] });
+    expect(count).toEqual({ count: 2 });
+    expect(await db.prisma.customer.count({ where: { email } })).toBe(2);
   });
 
   it("reaches only the caller's own business row", async () => {

@@ -11,14 +11,17 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { directSqlPool, postgresDirectSql, type DirectSql } from './direct-sql.ts';
 import { applyMigrations } from './migrate.ts';
 import { readTemplate, saveTemplate } from './pglite-template.ts';
 
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
-  /** PostgreSQL only: the pool Prisma's adapter draws on, shared by the tenant scope's direct reads. */
+  /** PostgreSQL only: the pool Prisma's adapter draws on, shared by the tenant scope's direct SQL. */
   pool?: pg.Pool;
+  /** PostgreSQL only: exact SQL for the tenant scope's hottest statements, on `pool` (direct-sql.ts). */
+  direct?: DirectSql;
   /**
    * Call `onNotify` for each NOTIFY on `channel` (sent at commit by `pg_notify` inside a
    * transaction). Returns a function that stops listening.
@@ -54,7 +57,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 
 async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   if (migrate) await applyMigrations({ kind: 'postgres', url });
-  const pool = new pg.Pool({ connectionString: url, max: poolSize() });
+  const pool = directSqlPool({ connectionString: url, max: poolSize() });
   let closed = false;
   // An idle connection that fails (server restart, or a test dropping its database right
   // after close) emits 'error' on the pool, which crashes the process if nobody listens.
@@ -68,6 +71,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     prisma,
     kind: 'postgres',
     pool,
+    direct: postgresDirectSql(pool),
     listen: (channel, onNotify) => listenPostgres(url, channel, onNotify, listeners),
     close: once(async () => {
       await Promise.all([...listeners].map((c) => c.end().catch(() => {})));

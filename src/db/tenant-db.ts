@@ -1,6 +1,5 @@
-import pg from 'pg';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { getDatamodel } from '../generated/pothos-prisma-types.ts';
+import { COLUMN_NAMES, DATAMODEL as models, type DirectSql } from './direct-sql.ts';
 
 /** One business in one environment: the only rows a request may reach. */
 export interface TenantScope {
@@ -13,8 +12,6 @@ interface ModelScope {
   environment: boolean;
   relations: ReadonlySet<string>;
 }
-
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: { name: string; kind: string; type: string; isId: boolean }[] }>;
 
 /**
  * Every model that belongs to a business (it has `businessId`), read from schema.prisma's
@@ -29,44 +26,6 @@ export const TENANT_MODELS: ReadonlyMap<string, ModelScope> = new Map(
       { environment: m.fields.some((f) => f.name === 'livemode'), relations: new Set(m.fields.filter((f) => f.kind === 'object').map((f) => f.name)) },
     ]),
 );
-
-/** Each model's own columns (no relations). */
-const SCALAR_FIELDS = new Map(Object.entries(models).map(([name, m]) => [name, new Set(m.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => f.name))]));
-
-/**
- * A row by its id with exact SQL on the pool Prisma's adapter draws on: the hottest read of
- * every API (`GET /v1/<objects>/{id}`) at a fraction of the ORM's cost. The condition is the
- * scope's own (`scopeArgs`), only written as SQL here; the row comes back exactly as Prisma
- * returns it (same fields in the same order, the same types).
- */
-export interface RowReader {
-  /** The row of `model` that `where` (equalities only) finds; only the `fields` given, else every scalar field. */
-  byId(model: string, where: Record<string, unknown>, fields?: string[]): Promise<Record<string, unknown> | null>;
-}
-
-/** Prisma stores `DateTime` as `timestamp(3)` in UTC; pg would read it in the process's time zone. */
-const TIMESTAMP_OID = 1114;
-const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
-
-export function postgresRowReader(pool: pg.Pool): RowReader {
-  // One statement text per model, condition and selection, made once.
-  const statements = new Map<string, string>();
-  const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as never)) };
-  return {
-    async byId(model, where, only) {
-      const fields = Object.keys(where);
-      const key = `${model}|${fields.join(',')}|${only?.join(',') ?? '*'}`;
-      let sql = statements.get(key);
-      if (!sql) {
-        const columns = [...SCALAR_FIELDS.get(model)!].filter((f) => !only || only.includes(f)).map((f) => `"${f}"`).join(', ');
-        sql = `SELECT ${columns} FROM "${model}" WHERE ${fields.map((f, i) => `"${f}" = $${i + 1}`).join(' AND ')} LIMIT 1`;
-        statements.set(key, sql);
-      }
-      const { rows } = await pool.query({ text: sql, values: fields.map((f) => where[f]), types: types as never });
-      return (rows[0] as Record<string, unknown> | undefined) ?? null;
-    },
-  };
-}
 
 const READS_AND_WRITES_BY_WHERE = new Set([
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
@@ -169,9 +128,9 @@ const CLIENT_ONLY = new Set(['$extends', '$use', '$on', '$connect', '$disconnect
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
 
 /** A model's delegate whose every operation runs with `scopeArgs`. */
-function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, observe: RowObserver | undefined, reader: RowReader | undefined): Delegate {
+function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, observe: RowObserver | undefined, direct: DirectSql | undefined): Delegate {
   const out: Delegate = {};
-  const byIdDirect = reader && models[model]?.fields.some((f) => f.name === 'id' && f.isId);
+  const byIdDirect = direct && models[model]?.fields.some((f) => f.name === 'id' && f.isId);
   for (const operation of OPERATIONS) {
     out[operation] = (args?: unknown) => {
       let scoped: Args;
@@ -180,8 +139,7 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
       } catch (err) {
         return Promise.reject(err); // as the query itself would fail: callers await
       }
-      const read = byIdDirect && operation === 'findUnique' ? plainReadById(model, args as Args) : null;
-      const result = read && isFlatEquality(scoped.where!) ? reader!.byId(model, scoped.where!, read.fields) : delegate[operation](scoped);
+      const result = (direct && directStatement(direct, model, operation, scoped, byIdDirect)) || delegate[operation](scoped);
       if (!observe || !SINGLE_ROW.has(operation) || !observe.wants()) return result;
       return result.then((row) => {
         if (row && typeof row === 'object') observe.touch(model, row as { id?: unknown });
@@ -190,6 +148,29 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
     };
   }
   return out;
+}
+
+/**
+ * The same call as exact SQL, when it is one `direct` writes as Prisma would: a read by id
+ * (`plainReadById`), or a create / createMany of plain rows (no selection, no nested writes,
+ * no duplicates skipped). Undefined for anything else, which Prisma runs.
+ */
+function directStatement(direct: DirectSql, model: string, operation: string, scoped: Args, byId: boolean | undefined): Promise<unknown> | undefined {
+  if (operation === 'findUnique') {
+    const read = byId ? plainReadById(model, scoped) : null;
+    return read && isFlatEquality(scoped.where!) ? direct.byId(model, scoped.where!, read.fields) : undefined;
+  }
+  if ((operation !== 'create' && operation !== 'createMany') || !onlyKeys(scoped, 'data')) return undefined;
+  const rows = (Array.isArray(scoped.data) ? scoped.data : [scoped.data]) as Record<string, unknown>[];
+  if (operation === 'create' && Array.isArray(scoped.data)) return undefined;
+  if (!direct.canInsert(model, rows)) return undefined;
+  return operation === 'create' ? direct.insert(model, rows, true).then((r) => r.rows[0]) : direct.insert(model, rows, false).then((r) => ({ count: r.count }));
+}
+
+/** Arguments that name nothing but `key` (an explicit undefined names nothing). */
+function onlyKeys(args: Args, key: string): boolean {
+  for (const k in args) if (k !== key && args[k] !== undefined) return false;
+  return true;
 }
 
 /** A condition that is only `field = value` (a caller's id the owner collides with is AND-ed instead). */
@@ -206,7 +187,7 @@ function isFlatEquality(where: Record<string, unknown>): boolean {
  * (`select: { field: true }`): nothing for the ORM to join or shape. Null for anything else.
  */
 function plainReadById(model: string, args: Args | undefined): { fields?: string[] } | null {
-  if (!args || typeof args.where?.id !== 'string' || Object.keys(args.where).length !== 1) return null;
+  if (!args || typeof args.where?.id !== 'string') return null;
   let fields: string[] | undefined;
   for (const key in args) {
     const value = args[key];
@@ -215,7 +196,7 @@ function plainReadById(model: string, args: Args | undefined): { fields?: string
     if (key === 'include' && value !== null && typeof value === 'object' && Object.keys(value).length === 0) continue;
     if (key === 'select' && value !== null && typeof value === 'object') {
       fields = Object.keys(value);
-      const own = SCALAR_FIELDS.get(model)!;
+      const own = COLUMN_NAMES.get(model)!;
       if (fields.length === 0 || !fields.every((f) => (value as Record<string, unknown>)[f] === true && own.has(f))) return null;
       continue;
     }
@@ -230,7 +211,7 @@ function plainReadById(model: string, args: Args | undefined): { fields?: string
  * wrapper rather than a Prisma client extension: the same rule at a fraction of the cost
  * per query.) Batch transactions and what would build another client are not available.
  */
-function scopedClient(base: object, scope: TenantScope, observe: RowObserver | undefined, reader?: RowReader): unknown {
+function scopedClient(base: object, scope: TenantScope, observe: RowObserver | undefined, direct?: DirectSql): unknown {
   const delegates = new Map<string, Delegate>();
   return new Proxy(base, {
     get(target, prop) {
@@ -239,13 +220,15 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
       const model = MODEL_OF_DELEGATE.get(prop);
       if (model) {
         let delegate = delegates.get(prop);
-        if (!delegate) delegates.set(prop, (delegate = scopedDelegate(value as Delegate, model, scope, observe, reader)));
+        if (!delegate) delegates.set(prop, (delegate = scopedDelegate(value as Delegate, model, scope, observe, direct)));
         return delegate;
       }
       if (prop === '$transaction') {
         return (fn: unknown, options?: unknown) => {
           if (typeof fn !== 'function') throw new TenantScopeViolation('batch transactions are not available through the tenant scope; pass a function');
-          return (target as PrismaClient).$transaction((tx) => fn(scopedClient(tx, scope, observe)), options as never);
+          const begin = (bound: () => DirectSql | undefined) => (target as PrismaClient).$transaction((tx) => fn(scopedClient(tx, scope, observe, bound())), options as never);
+          // On PostgreSQL the transaction's statements may run as direct SQL too, on its own connection.
+          return direct ? direct.transaction(begin) : begin(() => undefined);
         };
       }
       if (CLIENT_ONLY.has(prop)) throw new TenantScopeViolation(`${prop} is not available through the tenant scope`);
@@ -261,7 +244,7 @@ export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connec
 export type TenantTx = Prisma.TransactionClient;
 
 /** Scoped clients, one per tenant, kept for the most recently used tenants. */
-export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, options: { reader?: RowReader; capacity?: number } = {}) {
+export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, options: { direct?: DirectSql; capacity?: number } = {}) {
   const capacity = options.capacity ?? 1_000;
   const cache = new Map<string, TenantDb>();
   return function tenantDb(scope: TenantScope): TenantDb {
@@ -270,7 +253,7 @@ export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, opt
     if (db) {
       cache.delete(key); // most recent last
     } else {
-      db = scopedClient(prisma, { businessId: scope.businessId, livemode: scope.livemode }, observe, options.reader) as TenantDb;
+      db = scopedClient(prisma, { businessId: scope.businessId, livemode: scope.livemode }, observe, options.direct) as TenantDb;
       if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
     }
     cache.set(key, db);

@@ -37,13 +37,16 @@ export function keyOf(model: string, row: Record<string, unknown>): Record<strin
   return { [pk.fields.join('_')]: Object.fromEntries(pk.fields.map((f) => [f, row[f]])) };
 }
 
-/** A minimal row of `model` owned by `owner`, its required parents made first (same owner). */
-export async function makeRow(db: Database, model: string, owner: TenantScope, clock = { t: Date.now() }): Promise<Record<string, unknown>> {
+/**
+ * A minimal row of `model` owned by `owner`, its required parents made first (same owner),
+ * created through `via` (default: the unscoped client).
+ */
+export async function makeRow(db: Database, model: string, owner: TenantScope, clock = { t: Date.now() }, via: object = db.prisma): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {};
   const fields = models[model].fields;
   for (const relation of fields.filter((f) => f.kind === 'object' && f.isRequired && !f.isList && f.relationFromFields?.length)) {
     if (relation.type === 'Business') continue;
-    const parent = await makeRow(db, relation.type, owner, clock);
+    const parent = await makeRow(db, relation.type, owner, clock, via);
     data[relation.relationFromFields![0]] = parent.id;
   }
   for (const f of fields) {
@@ -60,6 +63,6 @@ export async function makeRow(db: Database, model: string, owner: TenantScope, c
     else if (f.type === 'Json') data[f.name] = {};
     else throw new Error(`${model}.${f.name}: no sample value for ${f.type}`);
   }
-  return (await delegate(db.prisma, model).create({ data })) as Record<string, unknown>;
+  return (await delegate(via, model).create({ data })) as Record<string, unknown>;
 }
 

@@ -1,0 +1,150 @@
+// The tenant scope's exact SQL on PostgreSQL, for the statements every request runs: a row
+// by its id, and new rows. Prisma builds and compiles a plan for each call (about 1 ms of CPU
+// for a create); the same statement written once per model costs a few tens of µs. Only the
+// tenant scope (tenant-db.ts) calls this, with conditions and rows it has already confined to
+// one business and environment; anything this does not cover goes through Prisma as before.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { getDatamodel } from '../generated/pothos-prisma-types.ts';
+
+interface Field {
+  name: string;
+  kind: string;
+  type: string;
+  isList: boolean;
+  isId: boolean;
+  isUpdatedAt: boolean;
+  hasDefaultValue: boolean;
+}
+
+export const DATAMODEL = getDatamodel().datamodel.models as unknown as Record<string, { fields: Field[] }>;
+
+/** Each model's own columns (no relations), in the datamodel's order: the order Prisma returns them in. */
+export const SCALAR_FIELDS: ReadonlyMap<string, readonly Field[]> = new Map(
+  Object.entries(DATAMODEL).map(([name, m]) => [name, m.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum')]),
+);
+export const COLUMN_NAMES: ReadonlyMap<string, ReadonlySet<string>> = new Map([...SCALAR_FIELDS].map(([model, fields]) => [model, new Set(fields.map((f) => f.name))]));
+
+/** Column types whose values pg cannot send or read back as Prisma does; a model with one is left to Prisma. */
+const UNSUPPORTED_TYPES = new Set(['BigInt', 'Decimal', 'Bytes']);
+
+export interface DirectSql {
+  /** The row of `model` that `where` (equalities only) finds; only the `fields` given, else every scalar field. */
+  byId(model: string, where: Record<string, unknown>, fields?: string[]): Promise<Record<string, unknown> | null>;
+  /** True when `rows` are plain values of `model`'s own columns that `insert` writes exactly as Prisma would. */
+  canInsert(model: string, rows: readonly Record<string, unknown>[]): boolean;
+  /** INSERT `rows`; with `returning`, each new row as Prisma's `create` returns it. */
+  insert(model: string, rows: readonly Record<string, unknown>[], returning: boolean): Promise<{ rows: Record<string, unknown>[]; count: number }>;
+  /**
+   * Run `begin`, which starts a Prisma interactive transaction; inside its callback,
+   * `bound()` is the direct SQL of that transaction's own connection (undefined if it could
+   * not be told), so direct statements and Prisma's commit or roll back together.
+   */
+  transaction<T>(begin: (bound: () => DirectSql | undefined) => Promise<T>): Promise<T>;
+  /** Statements run so far (for tests that check this path is taken). */
+  readonly statements: number;
+}
+
+/** Prisma stores `DateTime` as `timestamp(3)` in UTC; pg would read it in the process's time zone. */
+const TIMESTAMP_OID = 1114;
+const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
+const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as never)) };
+
+/** The connection a Prisma transaction begun in this async context draws from the pool. */
+const transactionConnection = new AsyncLocalStorage<{ client?: pg.PoolClient }>();
+
+/**
+ * A pool whose connections, when a Prisma interactive transaction begun through
+ * `DirectSql.transaction` takes one (the driver adapter asks the pool it was given), are
+ * made known to that transaction's direct SQL.
+ */
+export function directSqlPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => unknown;
+  pool.connect = ((callback?: unknown) => {
+    if (callback) return connect(callback); // pool.query's own checkout
+    const slot = transactionConnection.getStore();
+    return (connect() as Promise<pg.PoolClient>).then((client) => {
+      if (slot && !slot.client) slot.client = client;
+      return client;
+    });
+  }) as typeof pool.connect;
+  return pool;
+}
+
+export function postgresDirectSql(pool: pg.Pool): DirectSql {
+  const statements = new Map<string, string>();
+  const counter = { statements: 0 };
+  const run = (on: pg.Pool | pg.PoolClient) => async (text: string, values: unknown[]) => {
+    counter.statements++;
+    const result = await on.query({ text, values, types: TYPES as never });
+    return { rows: result.rows as Record<string, unknown>[], count: result.rowCount ?? 0 };
+  };
+
+  function bind(query: ReturnType<typeof run>): DirectSql {
+    return {
+      async byId(model, where, only) {
+        const fields = Object.keys(where);
+        const key = `select|${model}|${fields.join(',')}|${only?.join(',') ?? '*'}`;
+        let sql = statements.get(key);
+        if (!sql) {
+          const columns = SCALAR_FIELDS.get(model)!.filter((f) => !only || only.includes(f.name)).map((f) => `"${f.name}"`).join(', ');
+          sql = `SELECT ${columns} FROM "${model}" WHERE ${fields.map((f, i) => `"${f}" = $${i + 1}`).join(' AND ')} LIMIT 1`;
+          statements.set(key, sql);
+        }
+        return (await query(sql, fields.map((f) => where[f]))).rows[0] ?? null;
+      },
+      canInsert,
+      async insert(model, rows, returning) {
+        const now = new Date();
+        const fields = SCALAR_FIELDS.get(model)!;
+        // Prisma's own defaults are written by the client (the clock and @updatedAt); the database's are left to it.
+        const columns = fields.filter((f) => rows.some((r) => r[f.name] !== undefined) || (f.type === 'DateTime' && (f.hasDefaultValue || f.isUpdatedAt)));
+        const values: unknown[] = [];
+        const tuples = rows.map((row) => {
+          const placeholders = columns.map((f) => {
+            const value = row[f.name];
+            if (value === undefined && !(f.type === 'DateTime' && (f.hasDefaultValue || f.isUpdatedAt))) return 'DEFAULT';
+            values.push(toParameter(f, value === undefined ? now : value));
+            return `$${values.length}`;
+          });
+          return `(${placeholders.join(', ')})`;
+        });
+        const returns = returning ? ` RETURNING ${fields.map((f) => `"${f.name}"`).join(', ')}` : '';
+        return query(`INSERT INTO "${model}" (${columns.map((f) => `"${f.name}"`).join(', ')}) VALUES ${tuples.join(', ')}${returns}`, values);
+      },
+      transaction: (begin) => transactionConnection.run({}, () => begin(() => {
+        const client = transactionConnection.getStore()?.client;
+        return client ? bind(run(client)) : undefined;
+      })),
+      get statements() {
+        return counter.statements;
+      },
+    };
+  }
+  return bind(run(pool));
+}
+
+function canInsert(model: string, rows: readonly Record<string, unknown>[]): boolean {
+  const columns = COLUMN_NAMES.get(model);
+  const fields = SCALAR_FIELDS.get(model);
+  if (!columns || !fields || rows.length === 0 || fields.some((f) => UNSUPPORTED_TYPES.has(f.type))) return false;
+  for (const row of rows) {
+    for (const key in row) {
+      const value = row[key];
+      if (value === undefined) continue;
+      if (!columns.has(key)) return false;
+      // Prisma's JSON null markers and other class instances are the ORM's to write.
+      if (typeof value === 'object' && value !== null && !(value instanceof Date) && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) return false;
+    }
+  }
+  return true;
+}
+
+/** A value as PostgreSQL reads it for the column's type: JSON as text, times as UTC ISO text. */
+function toParameter(field: Field, value: unknown): unknown {
+  if (value === null) return null;
+  if (field.type === 'Json') return JSON.stringify(value);
+  if (value instanceof Date) return value.toISOString(); // a timestamp(3) keeps the UTC wall time; the trailing Z is read for timestamptz
+  return value;
+}
