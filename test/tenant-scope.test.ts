@@ -122,6 +122,51 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
     expect(await db.prisma.customer.count({ where: { email } })).toBe(2);
   });
 
+  it('answers the reads it writes as its own SQL exactly as Prisma does (filters, order, pages, selections)', async () => {
+    const scoped = tenantDb(a);
+    const vehicle = await makeRow(db, 'Vehicle', a);
+    const customer = await makeRow(db, 'Customer', a);
+    const day = 86_400_000;
+    const t0 = Date.UTC(2031, 0, 1);
+    const states = ['pending_payment', 'checkout_started', 'confirmed', 'canceled', 'pending_payment', 'completed'] as const;
+    for (const [i, state] of states.entries()) {
+      await db.prisma.booking.create({
+        data: {
+          id: `bk_${unique()}`, ...a, vehicleId: String(vehicle.id), customerId: String(customer.id), state, startAt: new Date(t0 + i * 10 * day), endAt: new Date(t0 + (i * 10 + 3) * day),
+          days: 3, currency: 'usd', dailyRateCents: 100 * (i % 3), rentalCents: 300, unlimitedMilesFeeCents: 0, deliveryFeeCents: 0, depositCents: 0, includedMiles: 10, extraMileFeeCents: 1, totalCents: 300,
+          holdExpiresAt: i === 5 ? null : new Date(t0 - (i - 2) * day), metadata: { n: i },
+        },
+      });
+    }
+    await db.prisma.webhookEndpoint.create({ data: { id: `we_${unique()}`, ...a, url: 'https://example.com/a', enabledEvents: ['booking.created'], secret: 'whsec_a' } });
+    await db.prisma.webhookEndpoint.create({ data: { id: `we_${unique()}`, ...a, url: 'https://example.com/b', enabledEvents: ['*'], secret: 'whsec_b', enabled: false } });
+    const vehicleId = String(vehicle.id);
+    const reads: [string, 'findMany' | 'findFirst' | 'findUnique', Record<string, unknown>][] = [
+      ['Booking', 'findMany', { where: { vehicleId, state: { in: ['pending_payment', 'checkout_started'] }, holdExpiresAt: { lte: new Date(t0) } }, orderBy: { holdExpiresAt: 'asc' }, take: 100 }],
+      ['Booking', 'findMany', { where: { vehicleId, state: { in: [] } } }],
+      ['Booking', 'findMany', { where: { vehicleId, holdExpiresAt: null } }],
+      ['Booking', 'findMany', { where: { vehicleId, OR: [{ state: 'canceled' }, { dailyRateCents: { gt: 100 } }] }, orderBy: [{ dailyRateCents: 'desc' }, { id: 'asc' }] }],
+      ['Booking', 'findMany', { where: { vehicleId, startAt: { gte: new Date(t0 + 10 * day), lt: new Date(t0 + 40 * day) } }, orderBy: { startAt: 'desc' }, skip: 1, take: 2 }],
+      ['Booking', 'findMany', { where: { vehicleId }, select: { id: true, state: true, metadata: true, startAt: true }, orderBy: { id: 'asc' } }],
+      ['Booking', 'findFirst', { where: { vehicleId, state: 'confirmed' }, orderBy: { id: 'desc' } }],
+      ['Booking', 'findFirst', { where: { vehicleId, state: 'active' } }],
+      ['WebhookEndpoint', 'findMany', { where: { enabled: true, OR: [{ enabledEvents: { has: '*' } }, { enabledEvents: { has: 'booking.created' } }] }, select: { id: true } }],
+      ['WebhookEndpoint', 'findMany', { where: { AND: [{ enabled: false }, { url: { in: ['https://example.com/b'] } }] } }],
+      ['Customer', 'findUnique', { where: { id: String(customer.id) }, select: { email: true } }],
+    ];
+    for (const [model, operation, args] of reads) {
+      const owner = { businessId: a.businessId, livemode: a.livemode };
+      const before = db.direct?.statements ?? 0;
+      const ours = await delegate(scoped, model)[operation](args);
+      const prismas = await delegate(db.prisma, model)[operation]({ ...args, where: { ...(args.where as object), ...owner } });
+      expect({ model, args, answer: ours }).toStrictEqual({ model, args, answer: prismas });
+      if (engine === 'postgres') expect({ model, args, direct: (db.direct?.statements ?? 0) > before }).toEqual({ model, args, direct: true });
+    }
+    // What the scope's SQL does not cover still answers, through Prisma.
+    expect(await scoped.booking.findMany({ where: { vehicleId, NOT: { state: 'canceled' } } })).toHaveLength(5);
+    expect(await scoped.booking.count({ where: { vehicleId } })).toBe(6);
+  });
+
   it("reaches only the caller's own business row", async () => {
     expect(await tenantDb(b).business.findUnique({ where: { id: a.businessId } })).toBeNull();
     expect(await tenantDb(b).business.findMany({})).toEqual([expect.objectContaining({ id: b.businessId })]);

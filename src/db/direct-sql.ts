@@ -31,6 +31,11 @@ const UNSUPPORTED_TYPES = new Set(['BigInt', 'Decimal', 'Bytes']);
 export interface DirectSql {
   /** The row of `model` that `where` (equalities only) finds; only the `fields` given, else every scalar field. */
   byId(model: string, where: Record<string, unknown>, fields?: string[]): Promise<Record<string, unknown> | null>;
+  /**
+   * findMany / findFirst whose arguments are plain enough to be written exactly (see
+   * `compileRead`); undefined when they are not, for Prisma to run.
+   */
+  find(model: string, args: Record<string, unknown>, first: boolean): Promise<unknown> | undefined;
   /** True when `rows` are plain values of `model`'s own columns that `insert` writes exactly as Prisma would. */
   canInsert(model: string, rows: readonly Record<string, unknown>[]): boolean;
   /** INSERT `rows`; with `returning`, each new row as Prisma's `create` returns it. */
@@ -94,6 +99,11 @@ export function postgresDirectSql(pool: pg.Pool): DirectSql {
         }
         return (await query(sql, fields.map((f) => where[f]))).rows[0] ?? null;
       },
+      find(model, args, first) {
+        const read = compileRead(model, args, first);
+        if (!read) return undefined;
+        return query(read.sql, read.values).then((r) => (first ? (r.rows[0] ?? null) : r.rows));
+      },
       canInsert,
       async insert(model, rows, returning) {
         const now = new Date();
@@ -147,4 +157,101 @@ function toParameter(field: Field, value: unknown): unknown {
   if (field.type === 'Json') return JSON.stringify(value);
   if (value instanceof Date) return value.toISOString(); // a timestamp(3) keeps the UTC wall time; the trailing Z is read for timestamptz
   return value;
+}
+
+const FIELD_BY_NAME = new Map([...SCALAR_FIELDS].map(([model, fields]) => [model, new Map(fields.map((f) => [f.name, f]))]));
+const READ_ARGS = new Set(['where', 'orderBy', 'take', 'skip', 'select', 'include']);
+const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+/**
+ * A read whose every argument has one obvious SQL meaning, the same as Prisma's: `where` of
+ * equalities (null is IS NULL), `in`, `lt`/`lte`/`gt`/`gte`, `has` on a list, AND and OR;
+ * `orderBy` of the model's own columns; `take` and `skip` of whole numbers; `select` of own
+ * columns. Null for anything else (NOT, relations, cursors, JSON filters, modes ...).
+ */
+function compileRead(model: string, args: Record<string, unknown>, first: boolean): { sql: string; values: unknown[] } | null {
+  const fields = FIELD_BY_NAME.get(model);
+  if (!fields || SCALAR_FIELDS.get(model)!.some((f) => UNSUPPORTED_TYPES.has(f.type))) return null;
+  for (const key in args) if (args[key] !== undefined && !READ_ARGS.has(key)) return null;
+  const values: unknown[] = [];
+  const param = (field: Field, value: unknown) => {
+    values.push(toParameter(field, value));
+    return `$${values.length}`;
+  };
+
+  const condition = (where: unknown): string | null => {
+    if (where === null || typeof where !== 'object' || Array.isArray(where)) return null;
+    const parts: string[] = [];
+    for (const [key, value] of Object.entries(where as Record<string, unknown>)) {
+      if (value === undefined) continue;
+      if (key === 'AND' || key === 'OR') {
+        const list = Array.isArray(value) ? value : key === 'AND' ? [value] : null;
+        if (!list) return null;
+        const inner = list.map(condition);
+        if (inner.some((c) => c === null)) return null;
+        if (key === 'AND') parts.push(...(inner as string[]));
+        else parts.push(inner.length ? `(${inner.map((c) => `(${c})`).join(' OR ')})` : 'FALSE');
+        continue;
+      }
+      const field = fields.get(key);
+      if (!field || field.type === 'Json') return null;
+      const column = `"${key}"`;
+      if (value === null) parts.push(`${column} IS NULL`);
+      else if (isScalarValue(value)) {
+        if (field.isList) return null;
+        parts.push(`${column} = ${param(field, value)}`);
+      } else if (typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype) {
+        for (const [op, operand] of Object.entries(value as Record<string, unknown>)) {
+          if (operand === undefined) continue;
+          if (op === 'in' && Array.isArray(operand) && !field.isList && operand.every(isScalarValue)) parts.push(operand.length ? `${column} = ANY(${param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)))})` : 'FALSE');
+          else if (op in COMPARISONS && isScalarValue(operand) && !field.isList) parts.push(`${column} ${COMPARISONS[op]} ${param(field, operand)}`);
+          else if (op === 'has' && field.isList && isScalarValue(operand)) parts.push(`${param(field, operand)} = ANY(${column})`);
+          else return null;
+        }
+      } else return null;
+    }
+    return parts.length ? parts.join(' AND ') : 'TRUE';
+  };
+
+  const where = args.where === undefined ? 'TRUE' : condition(args.where);
+  if (where === null) return null;
+
+  let order = '';
+  if (args.orderBy !== undefined) {
+    const terms: string[] = [];
+    for (const entry of Array.isArray(args.orderBy) ? args.orderBy : [args.orderBy]) {
+      if (entry === null || typeof entry !== 'object') return null;
+      const pairs = Object.entries(entry as Record<string, unknown>);
+      if (pairs.length !== 1) return null; // Prisma takes one field per object
+      const [name, direction] = pairs[0];
+      const field = fields.get(name);
+      if (!field || field.type === 'Json' || (direction !== 'asc' && direction !== 'desc')) return null;
+      terms.push(`"${name}" ${direction === 'asc' ? 'ASC' : 'DESC'}`);
+    }
+    if (terms.length) order = ` ORDER BY ${terms.join(', ')}`;
+  }
+
+  const take = args.take;
+  const skip = args.skip;
+  if (take !== undefined && !(Number.isInteger(take) && (take as number) >= 0)) return null;
+  if (skip !== undefined && !(Number.isInteger(skip) && (skip as number) >= 0)) return null;
+  if (first && take !== undefined) return null;
+  const limit = first ? 1 : (take as number | undefined);
+
+  let columns = SCALAR_FIELDS.get(model)!;
+  const include = args.include;
+  if (include !== undefined && !(include !== null && typeof include === 'object' && Object.keys(include).length === 0)) return null;
+  if (args.select !== undefined) {
+    const select = args.select as Record<string, unknown> | null;
+    if (select === null || typeof select !== 'object') return null;
+    const names = Object.keys(select);
+    if (!names.length || !names.every((n) => select[n] === true && fields.has(n))) return null;
+    columns = columns.filter((f) => names.includes(f.name));
+  }
+  const sql = `SELECT ${columns.map((f) => `"${f.name}"`).join(', ')} FROM "${model}" WHERE ${where}${order}${limit !== undefined ? ` LIMIT ${limit}` : ''}${skip ? ` OFFSET ${skip}` : ''}`;
+  return { sql, values };
+}
+
+function isScalarValue(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date;
 }

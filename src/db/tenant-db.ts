@@ -152,14 +152,17 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
 
 /**
  * The same call as exact SQL, when it is one `direct` writes as Prisma would: a read by id
- * (`plainReadById`), or a create / createMany of plain rows (no selection, no nested writes,
- * no duplicates skipped). Undefined for anything else, which Prisma runs.
+ * (`plainReadById`), a findMany / findFirst of plain conditions (direct-sql.ts says which),
+ * or a create / createMany of plain rows (no selection, no nested writes, no duplicates
+ * skipped). Undefined for anything else, which Prisma runs.
  */
 function directStatement(direct: DirectSql, model: string, operation: string, scoped: Args, byId: boolean | undefined): Promise<unknown> | undefined {
   if (operation === 'findUnique') {
     const read = byId ? plainReadById(model, scoped) : null;
-    return read && isFlatEquality(scoped.where!) ? direct.byId(model, scoped.where!, read.fields) : undefined;
+    // A unique condition finds at most one row, so it reads as findFirst (compound keys are left to Prisma).
+    return read && isFlatEquality(scoped.where!) ? direct.byId(model, scoped.where!, read.fields) : direct.find(model, scoped, true);
   }
+  if (operation === 'findMany' || operation === 'findFirst') return direct.find(model, scoped, operation === 'findFirst');
   if ((operation !== 'create' && operation !== 'createMany') || !onlyKeys(scoped, 'data')) return undefined;
   const rows = (Array.isArray(scoped.data) ? scoped.data : [scoped.data]) as Record<string, unknown>[];
   if (operation === 'create' && Array.isArray(scoped.data)) return undefined;
