@@ -26,15 +26,26 @@ export async function cpuSeconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100 Hz)
 }
 
+/** The environment assignments and node flags of `npm start` (package.json scripts.start). */
+export async function startScriptRuntime(): Promise<{ env: Record<string, string>; nodeArgs: string[] }> {
+  const script: string = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  const m = /^((?:[A-Za-z_]\w*=\S*\s+)*)node((?:\s+--\S+)*)\s+dist\/main\.mjs$/.exec(script.trim());
+  if (!m) throw new Error(`bench: cannot read the environment and node flags of the start script: ${script}`);
+  const env = Object.fromEntries(m[1].split(/\s+/).filter(Boolean).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  return { env, nodeArgs: m[2].split(/\s+/).filter(Boolean) };
+}
+
 /**
  * Start a server script of bench/ in a child node (tsx loader) on `databaseUrl`, without Redis;
  * resolves once it prints READY <port>. With `cpuProfDir`, one CPU profile per thread is written
  * under <cpuProfDir>/<label>/.
  */
 export async function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
+  // Both sides run with `npm start`'s environment and node flags, so the ratio compares code.
+  const runtime = await startScriptRuntime();
+  const env: NodeJS.ProcessEnv = { ...process.env, ...runtime.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
   delete env.REDIS_URL;
-  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`] : [];
+  const nodeArgs = [...runtime.nodeArgs, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`] : [])];
   return startChildServer(await bundled(path.join(benchDir, script)), env, nodeArgs);
 }
 

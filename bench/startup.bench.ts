@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { envInt } from './bench-env.ts';
 import { reportResult } from './result.ts';
-import { runBench } from './harness.ts';
+import { runBench, startScriptRuntime } from './harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -76,7 +76,8 @@ async function project(): Promise<{ ready: number; authed: number }> {
   // What `npm start` runs: its prestart (the bundle), then the bundled server.
   const built = await run(['scripts/build.mjs'], {}, process.execPath).exited;
   if (built !== 0) throw new Error(`the build (prestart) failed with exit code ${built}`);
-  const p = run(['--enable-source-maps', 'dist/main.mjs'], { DATA_DIR: path.join(dir, 'data'), PORT: '0', DATABASE_URL: '', REDIS_URL: '' }, process.execPath);
+  const runtime = await startScriptRuntime();
+  const p = run([...runtime.nodeArgs, 'dist/main.mjs'], { ...runtime.env, DATA_DIR: path.join(dir, 'data'), PORT: '0', DATABASE_URL: '', REDIS_URL: '' }, process.execPath);
   try {
     const base = () => /listening on (http:\/\/[^\s]+)/.exec(p.output())?.[1] ?? null;
     const ready = await Promise.race([firstOk(() => (base() ? `${base()}/health/ready` : null), start), p.exited.then((code) => { throw new Error(`npm start exited (${code}): ${p.errors()}`); })]);

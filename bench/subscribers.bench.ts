@@ -19,6 +19,9 @@
 // pairs count 0) and from the request being sent. Times are CLOCK_MONOTONIC, shared by all
 // processes of the machine.
 // RSS: VmRSS of the server process with all subscribers connected, after the events.
+// Both servers run as `npm start` runs the service: with the environment assignments and node
+// flags of package.json's "start" script (read from there, the one place they are set; e.g.
+// MALLOC_ARENA_MAX, see src/main.ts), so the ratio compares code, not runtime settings.
 //
 // On these shared 2-core machines the subscribers' processes compete with the server for
 // the CPU; read the ratio beside the absolute figures, and repeat (BENCH_ROUNDS).
@@ -38,7 +41,7 @@ import { newId } from '../src/domain/shared/ids.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { reportResult } from './result.ts';
-import { bundled, killChildren, runBench, startChildServer } from './harness.ts';
+import { bundled, killChildren, runBench, startChildServer, startScriptRuntime } from './harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -79,7 +82,12 @@ function track(child: ChildProcess) {
 }
 
 async function startServer(target: Target, databaseUrl: string): Promise<Server> {
-  return startChildServer(await bundled(SCRIPTS[target]), { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' }, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`] : []);
+  const runtime = await startScriptRuntime();
+  return startChildServer(
+    await bundled(SCRIPTS[target]),
+    { ...process.env, ...runtime.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' },
+    [...runtime.nodeArgs, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`] : [])],
+  );
 }
 
 /** The subscribers' processes, and the events every one of their subscribers has received. */

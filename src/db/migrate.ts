@@ -52,14 +52,33 @@ export async function applyMigrations(
   paths: MigrationPaths = defaultMigrationPaths,
 ): Promise<{ applied: string[] }> {
   const migrationsList = await readMigrations(paths.migrationsDir);
-  const run = () =>
-    withEngine(target, paths, async (engine) => {
+  const run = async (query: RowsOf) => {
+    // Every start after the first finds nothing to apply; then the engine (megabytes of
+    // WebAssembly, kept by the process once loaded) is not loaded at all.
+    if (await allRecorded(query, migrationsList)) return { applied: [] };
+    return withEngine(target, paths, async (engine) => {
       const out = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
       return { applied: out.appliedMigrationNames };
     });
+  };
   // PGlite is only ever opened by one process (database.ts holds a lock file), so only
   // PostgreSQL needs the cross-process lock.
-  return target.kind === 'postgres' ? withAdvisoryLock(target.url, run) : run();
+  if (target.kind === 'postgres') return withAdvisoryLock(target.url, (client) => run(async (sql) => (await client.query(sql)).rows));
+  return run(async (sql) => (await target.pglite.query(sql)).rows as Record<string, unknown>[]);
+}
+
+type RowsOf = (sql: string) => Promise<Record<string, unknown>[]>;
+
+/** Whether the database records every migration of the list as applied (no table yet: no). */
+async function allRecorded(query: RowsOf, migrations: MigrationList): Promise<boolean> {
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await query('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
+  } catch {
+    return false;
+  }
+  const recorded = new Set(rows.map((r) => r.migration_name));
+  return migrations.migrationDirectories.every((d) => recorded.has(d.path));
 }
 
 /**
@@ -220,12 +239,12 @@ async function readMigrations(migrationsDir: string): Promise<MigrationList> {
   };
 }
 
-async function withAdvisoryLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
+async function withAdvisoryLock<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [APPLY_LOCK_KEY.toString()]);
-    return await fn();
+    return await fn(client);
   } finally {
     // Closing the session releases the lock even if the unlock query cannot run.
     await client.query('SELECT pg_advisory_unlock($1)', [APPLY_LOCK_KEY.toString()]).catch(() => {});

@@ -57,7 +57,9 @@ type RootValue = {
  */
 export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocketOptions): { close(): Promise<void> } {
   const { yoga } = options;
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  // No permessage-deflate (ws's default, stated here): a zlib context per connection would
+  // cost far more memory than the small JSON frames save.
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, perMessageDeflate: false });
   const fanouts = new WeakMap<EventPubSub, EventFanout>();
   const fanoutOf = (pubsub: EventPubSub) => {
     let fanout = fanouts.get(pubsub);
@@ -150,10 +152,15 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const result = await requestScope.run(scope, () => root.subscribe(args));
         if (!isAsyncIterable(result)) return result;
         // A live event stream set up by its operation (checks passed): joins the shared
-        // fan-out. Its own pipeline is never iterated, so it never listens; closed with it.
+        // fan-out. Its own pipeline is never iterated, so it never listens; it is closed now
+        // rather than held by each subscriber while connected (about 5 KB each: the idle
+        // iterators of envelop, graphql-js and yoga around the topic's stream).
         const live = liveEventStreamOf(args.contextValue);
         const pubsub = (args.contextValue as Partial<GraphQLContext>).pubsub;
-        if (live && pubsub) return fanoutOf(pubsub).join(live, args, scope, result);
+        if (live && pubsub) {
+          await requestScope.run(scope, async () => result[Symbol.asyncIterator]().return?.());
+          return fanoutOf(pubsub).join(live, args, scope);
+        }
         return inRequestScope(scope, result);
       },
 
@@ -202,7 +209,7 @@ class EventFanout {
 
   constructor(private readonly pubsub: EventPubSub) {}
 
-  join(live: LiveEventStream, args: ExecutionArgs, scope: RequestScope, pipeline: AsyncIterable<unknown>): AsyncGenerator<ExecutionResult> {
+  join(live: LiveEventStream, args: ExecutionArgs, scope: RequestScope): AsyncGenerator<ExecutionResult> {
     const root = args.rootValue as RootValue;
     const queue: ExecutionResult[] = [];
     let waiting: ((r: IteratorResult<ExecutionResult>) => void) | null = null;
@@ -232,8 +239,6 @@ class EventFanout {
     const finish = async () => {
       subscriber.end();
       this.remove(subscriber);
-      const it = pipeline[Symbol.asyncIterator]();
-      await it.return?.();
       return { value: undefined, done: true as const };
     };
     const generator: AsyncGenerator<ExecutionResult> = {
