@@ -13,13 +13,14 @@ const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error('DATA_DIR is required');
 const { openPGlite } = await import('../src/db/database.ts');
 const { applyMigrations } = await import('../src/db/migrate.ts');
-const { readTemplate } = await import('../src/db/pglite-template.ts');
+const { readTemplate, readTemplateDirectory } = await import('../src/db/pglite-template.ts');
 mark('import database modules');
-// As openDatabase does: a fresh directory starts from the template when there is one.
-const template = await readTemplate();
-mark(template ? 'read the template' : 'no template');
+// As openDatabase does: a fresh directory starts from the template when there is one (its
+// directory, copied; else its dump).
+const template = (await readTemplateDirectory()) ?? (await readTemplate());
+mark(typeof template === 'string' ? 'find the template directory' : template ? 'read the template dump' : 'no template');
 const embedded = await openPGlite(dataDir, template);
-mark(template ? 'PGlite open (from the template)' : 'PGlite open (fresh directory)');
+mark(typeof template === 'string' ? 'copy the template, PGlite open' : template ? 'PGlite open (from the dump)' : 'PGlite open (fresh directory)');
 if (!template) {
   await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
   mark('migrations');

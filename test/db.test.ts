@@ -8,6 +8,7 @@ import { DatabaseLockedError, openDatabase, openPGlite, type Database } from '..
 import { isExclusionViolation, isUniqueViolation } from '../src/db/database-errors.ts';
 import { applyMigrations, createMigration, type MigrationTarget } from '../src/db/migrate.ts';
 import { pendingMigrations } from '../src/db/migration-status.ts';
+import { EMBEDDED_SETTINGS, saveTemplateDirectory } from '../src/db/pglite-template.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
 
 interface Engine {
@@ -207,7 +208,7 @@ describe('embedded database directory lock', () => {
 });
 
 describe('embedded database template', () => {
-  it('makes a fresh database from a dump of the migrated empty one: every migration applied, no rows, the constraints and triggers in place', async () => {
+  it('makes a fresh database from the migrated empty one (its dump in memory, a copy of its directory on disk): every migration applied, no rows, the constraints, triggers and settings in place', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pglite-template-'));
     const before = process.env.PGLITE_TEMPLATE_DIR;
     process.env.PGLITE_TEMPLATE_DIR = dir;
@@ -228,6 +229,28 @@ describe('embedded database template', () => {
         expect(objects.map((o) => o.name).sort()).toEqual(['Booking_no_overlap', 'Event_notify_rental_outbox'].sort());
       } finally {
         await second.close();
+      }
+
+      // On disk: the dump unpacked once into a directory, and a new database is a copy of it,
+      // with the embedded settings in force.
+      const templateDirectory = await saveTemplateDirectory(openPGlite);
+      expect(templateDirectory && path.basename(templateDirectory)).toMatch(/^pglite-[0-9a-f]{16}$/);
+      const dataDir = path.join(dir, 'data');
+      const third = await openDatabase({ dataDir });
+      try {
+        expect(await pendingMigrations(third.prisma)).toEqual([]);
+        expect(await third.prisma.business.count()).toBe(0);
+        expect(await third.prisma.$queryRaw`SELECT current_setting('shared_buffers') AS value`).toEqual([{ value: EMBEDDED_SETTINGS.shared_buffers }]);
+        await third.prisma.business.create({ data: { id: 'biz_in_the_copy', name: 'Only in the copy' } });
+      } finally {
+        await third.close();
+      }
+      expect(await readdir(templateDirectory!)).not.toContain('.lock');
+      const reopened = await openPGlite(templateDirectory!);
+      try {
+        expect((await reopened.pglite.query('SELECT count(*)::int AS n FROM "Business"')).rows).toEqual([{ n: 0 }]);
+      } finally {
+        await reopened.close();
       }
     } finally {
       if (before === undefined) delete process.env.PGLITE_TEMPLATE_DIR;

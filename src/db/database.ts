@@ -13,7 +13,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { directSqlPool, postgresDirectSql, type DirectSql } from './direct-sql.ts';
 import { applyMigrations } from './migrate.ts';
-import { readTemplate, saveTemplate } from './pglite-template.ts';
+import { applyEmbeddedSettings, copyTemplateDirectory, readTemplate, readTemplateDirectory, saveTemplate } from './pglite-template.ts';
 
 export interface Database {
   prisma: PrismaClient;
@@ -119,12 +119,16 @@ function poolSize(): number {
 
 async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database> {
   // A new database starts from the template of the current migrations when there is one.
-  const fresh = dataDir.startsWith('memory://') || !existsSync(path.join(dataDir, 'PG_VERSION'));
-  const template = fresh && migrate ? await readTemplate() : null;
+  const inMemory = dataDir.startsWith('memory://');
+  const fresh = inMemory || !existsSync(path.join(dataDir, 'PG_VERSION'));
+  // On disk, a copy of the template's directory; in memory (or without one), its dump.
+  const templateDir = fresh && migrate && !inMemory ? await readTemplateDirectory() : null;
+  const template = templateDir ?? (fresh && migrate ? await readTemplate() : null);
   const embedded = await openPGlite(dataDir, template);
   try {
     if (migrate && !template) {
       await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
+      if (fresh) await applyEmbeddedSettings(embedded.pglite);
       // Made once per set of migrations; a failure to keep it costs the next start time only.
       if (fresh) await saveTemplate(embedded.pglite).catch((err) => console.warn(`database: could not keep a template of the new database: ${(err as Error).message}`));
     }
@@ -152,10 +156,13 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
  * directory's lock file: two PostgreSQL instances on one data directory corrupt it, and
  * PGlite does not guard against that itself. Also used by the migrate CLI.
  */
-export async function openPGlite(dataDir: string, loadDataDir?: Blob | null): Promise<{ pglite: PGlite; close(): Promise<void> }> {
+export async function openPGlite(dataDir: string, template?: Blob | string | null): Promise<{ pglite: PGlite; close(): Promise<void> }> {
   const inMemory = dataDir.startsWith('memory://');
   const release = inMemory ? async () => {} : await lockDataDir(dataDir);
   try {
+    // A template directory is copied in beside the lock; a dump is unpacked by PGlite itself.
+    if (typeof template === 'string') await copyTemplateDirectory(template, dataDir);
+    const loadDataDir = template instanceof Blob ? template : undefined;
     const pglite = await PGlite.create(dataDir, { extensions: { btree_gist }, ...(loadDataDir ? { loadDataDir } : {}) });
     return {
       pglite,
