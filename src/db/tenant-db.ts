@@ -128,8 +128,10 @@ const CLIENT_ONLY = new Set(['$extends', '$use', '$on', '$connect', '$disconnect
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
 
 /** A model's delegate whose every operation runs with `scopeArgs`. */
-function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, observe: RowObserver | undefined, direct: DirectSql | undefined): Delegate {
+function scopedDelegate(prismaDelegate: () => Delegate, model: string, scope: TenantScope, observe: RowObserver | undefined, direct: DirectSql | undefined): Delegate {
   const out: Delegate = {};
+  // Prisma's own delegate is made (by its client's proxy) only when a call needs the ORM.
+  let delegate: Delegate | undefined;
   const byIdDirect = direct && models[model]?.fields.some((f) => f.name === 'id' && f.isId);
   for (const operation of OPERATIONS) {
     out[operation] = (args?: unknown) => {
@@ -139,7 +141,7 @@ function scopedDelegate(delegate: Delegate, model: string, scope: TenantScope, o
       } catch (err) {
         return Promise.reject(err); // as the query itself would fail: callers await
       }
-      const result = (direct && directStatement(direct, model, operation, scoped, byIdDirect)) || delegate[operation](scoped);
+      const result = (direct && directStatement(direct, model, operation, scoped, byIdDirect)) || (delegate ??= prismaDelegate())[operation](scoped);
       if (!observe || !SINGLE_ROW.has(operation) || !observe.wants()) return result;
       return result.then((row) => {
         if (row && typeof row === 'object') observe.touch(model, row as { id?: unknown });
@@ -218,14 +220,14 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
   const delegates = new Map<string, Delegate>();
   return new Proxy(base, {
     get(target, prop) {
-      const value = Reflect.get(target, prop);
-      if (typeof prop !== 'string') return value;
+      if (typeof prop !== 'string') return Reflect.get(target, prop);
       const model = MODEL_OF_DELEGATE.get(prop);
       if (model) {
         let delegate = delegates.get(prop);
-        if (!delegate) delegates.set(prop, (delegate = scopedDelegate(value as Delegate, model, scope, observe, direct)));
+        if (!delegate) delegates.set(prop, (delegate = scopedDelegate(() => Reflect.get(target, prop) as Delegate, model, scope, observe, direct)));
         return delegate;
       }
+      const value = Reflect.get(target, prop);
       if (prop === '$transaction') {
         return (fn: unknown, options?: unknown) => {
           if (typeof fn !== 'function') throw new TenantScopeViolation('batch transactions are not available through the tenant scope; pass a function');
