@@ -9,7 +9,9 @@ import type { ServerContext } from './http/edge/context.ts';
 import type { HealthChecks } from './http/edge/use-health.ts';
 import { admit } from './http/edge/use-principal.ts';
 import { asDomainError, errorResponse } from './http/error-envelope.ts';
-import { createGraphQLServer, GRAPHQL_PATH, type Yoga } from './http/graphql-server.ts';
+import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './http/graphql-server.ts';
+import { sandboxProcessor } from './processors/sandbox-processor.ts';
+import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
 import { attachGraphQLWebSocket } from './http/websocket.ts';
@@ -48,7 +50,7 @@ export class PortInUseError extends Error {
 const DEFAULT_GRACE_MS = 10_000;
 
 /** Build the service over an open database. `npm start` and the tests both use this. */
-export async function buildApp(options: { db: Database; config: AppConfig; now?: () => Date; routes?: RestRoute[] }): Promise<App> {
+export async function buildApp(options: { db: Database; config: AppConfig; now?: () => Date; routes?: RestRoute[]; processors?: EdgeDeps['processors'] }): Promise<App> {
   const { db, config } = options;
   const now = options.now ?? (() => new Date());
   const prisma = db.prisma;
@@ -84,6 +86,8 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     prisma,
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
+    // The sandbox simulator for test keys; live payments need a processor configured.
+    processors: options.processors ?? { test: sandboxProcessor(), live: unconfiguredProcessor() },
     pubsub: events.pubsub,
     now,
     limiter,

@@ -5,6 +5,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
 import type { GraphQLContext } from '../builder.ts';
 import type { DomainConfig } from '../domain/shared/context.ts';
+import type { PaymentProcessor } from '../domain/payments/processor.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { EventPubSub } from '../events/event-relay.ts';
@@ -36,6 +37,8 @@ export interface EdgeDeps {
   prisma: PrismaClient;
   tenantDb: TenantDbFactory;
   config: DomainConfig;
+  /** The payment processor of each environment. */
+  processors: { test: PaymentProcessor; live: PaymentProcessor };
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
@@ -59,7 +62,8 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
       if (!principal) return; // the GraphiQL page: no operation runs without a key
       const tenant = { businessId: principal.businessId, livemode: principal.livemode };
       const graphql: GraphQLContext = {
-        domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config, now: deps.now },
+        domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
+          processor: principal.livemode ? deps.processors.live : deps.processors.test, now: deps.now },
         pubsub: deps.pubsub,
       };
       extendContext(graphql as never);

@@ -2,7 +2,9 @@ import { builder } from '../builder.ts';
 import { DEPOSIT_FIELDS } from '../domain/deposits/deposit.fields.ts';
 import { depositMachine } from '../domain/deposits/deposit-state.ts';
 import { getBookingDeposit } from '../domain/deposits/get-booking-deposit.ts';
+import { createCheckout, type Checkout } from '../domain/payments/create-checkout.ts';
 import { getBookingPayment } from '../domain/payments/get-booking-payment.ts';
+import { listBookingTransactions } from '../domain/payments/list-booking-transactions.ts';
 import { PAYMENT_FIELDS, TRANSACTION_FIELDS } from '../domain/payments/payment.fields.ts';
 import { paymentMachine } from '../domain/payments/payment-state.ts';
 import { enums } from './enums.ts';
@@ -32,15 +34,41 @@ builder.prismaObject('Deposit', {
   }),
 });
 
-builder.prismaObject('Transaction', {
+const Transaction = builder.prismaObject('Transaction', {
   description: 'A movement of money on a booking.',
   fields: (t) => ({ ...(exposePublicFields(t, TRANSACTION_FIELDS, enums) as {}) }),
 });
 
 const payment = operationField(getBookingPayment);
 const deposit = operationField(getBookingDeposit);
+const transactions = operationField(listBookingTransactions);
 
 builder.queryFields((t) => ({
   bookingPayment: payment.prisma(t, 'Payment'),
   bookingDeposit: deposit.prisma(t, 'Deposit'),
+  bookingTransactions: transactions.connection(t, Transaction),
+}));
+
+const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
+  description: "What the customer's browser or app needs to pay a booking; the client secret is shown in this answer only.",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The checkout (cs_...).' }),
+    livemode: t.exposeBoolean('livemode'),
+    bookingId: t.exposeID('bookingId'),
+    paymentId: t.exposeID('paymentId'),
+    amountCents: t.exposeInt('amountCents', { description: "The booking's total, in the currency's minor units." }),
+    currency: t.exposeString('currency'),
+    clientSecret: t.exposeString('clientSecret', { description: "Completes the payment at the processor (for example Stripe.js's confirmPayment)." }),
+    url: t.exposeString('url', { nullable: true, description: 'A hosted payment page, where the processor offers one.' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When the booking stops holding its vehicle unless paid.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    booking: t.prismaField({ type: 'Booking', resolve: (query, c, _args, ctx) => ctx.domain.db.booking.findUniqueOrThrow({ ...query, where: { id: c.bookingId } }) }),
+    payment: t.prismaField({ type: 'Payment', resolve: (query, c, _args, ctx) => ctx.domain.db.payment.findUniqueOrThrow({ ...query, where: { id: c.paymentId } }) }),
+  }),
+});
+
+const checkout = operationField(createCheckout);
+
+builder.mutationFields((t) => ({
+  createCheckout: checkout.plain(t, CheckoutRef),
 }));

@@ -9,3 +9,19 @@ export const PaymentErrors = errorCatalogue('payment', {
     build: (message: string) => ({ message }),
   },
 });
+
+/** The processor itself failing: nothing was charged or refunded, and nothing was written. */
+export const ProcessorErrors = errorCatalogue('processor', {
+  unavailable: {
+    type: 'integration_error',
+    code: 'processor_unavailable',
+    description: 'The payment processor did not answer, or answered with an error of its own. Nothing changed; retry with the same Idempotency-Key.',
+    build: (detail: string) => ({ message: `The payment processor is unavailable (${detail}); nothing was charged or changed. Retry with the same Idempotency-Key.` }),
+  },
+  notConfigured: {
+    type: 'integration_error',
+    code: 'processor_not_configured',
+    description: 'Live payments need a processor: the operator has not set STRIPE_SECRET_KEY. Test keys use the sandbox simulator and never see this.',
+    build: () => ({ message: 'Live payments are not configured on this server (no STRIPE_SECRET_KEY); use a test key, or ask the operator to configure the processor.' }),
+  },
+});

@@ -1,6 +1,7 @@
 import type { TenantDb, TenantScope, TenantTx } from '../../db/tenant-db.ts';
 import type { PrivateTargetPolicy } from '../webhooks/url-policy.ts';
 import type { Principal } from '../access/permissions.ts';
+import type { PaymentProcessor } from '../payments/processor.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -26,5 +27,7 @@ export interface DomainContext {
   requestId: string;
   idempotencyKey: string | null;
   config: DomainConfig;
+  /** The payment processor of the caller's environment (the sandbox simulator for test keys). */
+  processor: PaymentProcessor;
   now(): Date;
 }

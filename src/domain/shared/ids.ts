@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   customer: 'cus',
   payment: 'pay',
   transaction: 'txn',
+  checkout: 'cs',
   deposit: 'dep',
   identityVerification: 'idv',
   agreement: 'agr',

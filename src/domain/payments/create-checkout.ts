@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { bookingMachine } from '../bookings/booking-state.ts';
+import { applyBookingAction } from '../bookings/booking-transitions.ts';
+import { readBooking } from '../bookings/get-booking.ts';
+import { originOf } from '../events/event.service.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
+import { found } from '../shared/found.ts';
+import { newId } from '../shared/ids.ts';
+import { runAction } from '../shared/lifecycle.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { id } from '../shared/validation.ts';
+import { ProcessorErrors } from './payment.errors.ts';
+import { paymentLifecycle, paymentMachine } from './payment-state.ts';
+
+/** The answer of a checkout (the contract's "Money"): what the customer's browser or app needs to pay. */
+export interface Checkout {
+  id: string;
+  livemode: boolean;
+  bookingId: string;
+  paymentId: string;
+  amountCents: number;
+  currency: string;
+  clientSecret: string;
+  url: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export const createCheckout = defineOperation({
+  name: 'createCheckout',
+  summary: 'Create checkout for a booking',
+  description:
+    "Starts paying for a pending_payment booking: the processor prepares a payment of the booking's total, the booking moves to checkout_started (booking.checkout_started) and keeps holding its vehicle until expires_at. Hand client_secret to the customer's browser or app, which pays the processor directly: card details never pass through this API. The outcome arrives as payment.succeeded (the booking is booked) or payment.failed (it returns to pending_payment; a new checkout may follow). The client secret is shown in this answer only.",
+  access: { permission: 'payments:write' },
+  args: z.object({ bookingId: id('The booking (bk_...).') }),
+  errors: [CommonErrors.invalidStateTransition, ProcessorErrors.unavailable, ProcessorErrors.notConfigured],
+  example: { bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' },
+  async run(ctx, args): Promise<Checkout> {
+    const booking = await readBooking(ctx, args.bookingId);
+    const payment = await found(ctx.db.payment.findUnique({ where: { bookingId: booking.id } }), 'booking', booking.id);
+    // Refused before the processor hears of it.
+    bookingMachine.check(booking, 'start_checkout');
+    paymentMachine.check(payment, 'start_checkout');
+    const checkoutId = newId('checkout');
+    // A retry with the same Idempotency-Key reaches the processor's same payment, even if this
+    // attempt's write below never happened.
+    const prepared = await ctx.processor.createPayment({
+      bookingId: booking.id,
+      amountCents: payment.amountCents,
+      currency: payment.currency,
+      idempotencyKey: `checkout:${payment.id}:${ctx.idempotencyKey ?? checkoutId}`,
+    });
+    const expiresAt = booking.holdExpiresAt ?? new Date(ctx.now().getTime() + ctx.config.holdMinutes * 60_000);
+    const started = await ctx.db.$transaction(async (tx) => {
+      const origin = originOf(ctx);
+      await applyBookingAction(tx, origin, booking, 'start_checkout');
+      return runAction(tx, origin, paymentLifecycle, payment, 'start_checkout', { processorPaymentId: prepared.id, checkoutId, checkoutExpiresAt: expiresAt });
+    });
+    return {
+      id: checkoutId,
+      livemode: started.livemode,
+      bookingId: booking.id,
+      paymentId: started.id,
+      amountCents: started.amountCents,
+      currency: started.currency,
+      clientSecret: prepared.clientSecret,
+      url: prepared.url,
+      expiresAt,
+      createdAt: started.updatedAt,
+    };
+  },
+});

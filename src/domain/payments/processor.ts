@@ -1,0 +1,25 @@
+/**
+ * The payment processor as the domain sees it (a port). Each environment has its own: the
+ * sandbox simulator for test keys, Stripe for live ones (src/processors/). Calls carry an
+ * idempotency key, so a retried request never moves money twice at the processor either.
+ * A refusal is a `PaymentErrors` error (402 payment_error); an unreachable or misconfigured
+ * processor is a `ProcessorErrors` one (502 integration_error). Nothing secret comes back:
+ * a payment method is only ever its brand, last four digits and expiry.
+ */
+export interface PaymentProcessor {
+  /** `sandbox` or `stripe`: shown nowhere, kept for logs and tests. */
+  readonly name: string;
+  /** A payment the customer completes with `clientSecret` (a PaymentIntent, captured when confirmed). */
+  createPayment(request: { bookingId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<ProcessorPayment>;
+  /** Give back part or all of a collected payment. */
+  refund(request: { processorPaymentId: string; amountCents: number; idempotencyKey: string }): Promise<{ id: string }>;
+}
+
+export interface ProcessorPayment {
+  /** The processor's id of the payment (pi_...). */
+  id: string;
+  /** Handed to the customer's browser or app to pay; never stored. */
+  clientSecret: string;
+  /** A hosted payment page, where the processor offers one. */
+  url: string | null;
+}
