@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
+import { ProcessorErrors } from '../src/domain/payments/payment.errors.ts';
+import type { PaymentProcessor } from '../src/domain/payments/processor.ts';
+import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
 
 /*
  * Money moving through the public API (the contract's "Money"): checkout, the payment it
@@ -63,7 +66,7 @@ describe.each(ENGINES)('money on %s', (engine) => {
     const list = await api.get(`/v1/bookings/${booking.id}/transactions`);
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([
-      { object: 'transaction', id: expect.stringMatching(/^txn_/), livemode: false, booking_id: booking.id, charge_id: null, type: 'payment', status: 'succeeded', amount_cents: booking.total_cents, currency: 'usd', created_at: expect.any(String) },
+      { object: 'transaction', id: expect.stringMatching(/^txn_/), livemode: false, booking_id: booking.id, charge_id: null, type: 'payment', status: 'succeeded', amount_cents: booking.total_cents, currency: 'usd', reason: null, created_at: expect.any(String) },
     ]);
     const payment = (await api.get(`/v1/bookings/${booking.id}/payment`)).body;
     expect(payment).toMatchObject({ state: 'succeeded', amount_cents: booking.total_cents });
@@ -102,5 +105,122 @@ describe.each(ENGINES)('money on %s', (engine) => {
     expect(res.body.error).toMatchObject({ type: 'integration_error', code: 'processor_not_configured' });
     expect((await live.get(`/v1/bookings/${liveBooking.id}`)).body).toMatchObject({ state: 'pending_payment' });
     expect((await live.get(`/v1/bookings/${liveBooking.id}/payment`)).body).toMatchObject({ state: 'requires_payment' });
+  });
+});
+
+describe.each(ENGINES)('refunds on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let vehicleId: string;
+  /** Whether the processor fails the next refunds (a stand-in for an outage). */
+  const outage = { on: false };
+
+  beforeAll(async () => {
+    const sandbox = sandboxProcessor();
+    const flaky: PaymentProcessor = {
+      name: 'flaky-sandbox',
+      createPayment: (r) => sandbox.createPayment(r),
+      refund: async (r) => {
+        if (outage.on) throw ProcessorErrors.unavailable('connection reset');
+        return sandbox.refund(r);
+      },
+    };
+    t = await startTestApp(engine, {}, { processors: { test: flaky, live: flaky } });
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    vehicleId = (await createVehicle(api)).id;
+  });
+  afterAll(async () => t?.close());
+
+  async function paidBooking() {
+    const booking = await createBooking(api, vehicleId);
+    expect((await api.post(`/v1/bookings/${booking.id}/checkout`)).status).toBe(201);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
+    return booking;
+  }
+
+  it('refunds part, refuses more than is left (naming it), refunds the rest by the cancellation policy, then no more', async () => {
+    const booking = await paidBooking();
+    const total = booking.total_cents as number;
+    const part = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: 2500, reason: 'late pickup, goodwill' });
+    expect(part.status).toBe(200);
+    expect(part.body).toMatchObject({ object: 'payment', state: 'partially_refunded', amount_cents: total, amount_refunded_cents: 2500 });
+
+    const over = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: total });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ type: 'conflict', code: 'amount_exceeds_available', param: 'amount_cents', available_cents: total - 2500 });
+
+    // No amount: the policy's (the start is days away, inside no cancellation window): all that is left.
+    const rest = await api.post(`/v1/bookings/${booking.id}/refund`, {});
+    expect(rest.body).toMatchObject({ state: 'refunded', amount_refunded_cents: total });
+    const again = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: 1 });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'refunded' });
+
+    const refunds = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'refund');
+    expect(refunds.map((x: Record<string, unknown>) => [x.amount_cents, x.status, x.reason]).sort()).toEqual([[2500, 'succeeded', 'late pickup, goodwill'], [total - 2500, 'succeeded', null]].sort());
+    const events = (await api.get(`/v1/events?booking_id=${booking.id}&type=payment.refunded`)).body.data;
+    expect(events).toHaveLength(2);
+  });
+
+  it('refuses a refund of a payment not collected, and bad amounts, naming the param', async () => {
+    const booking = await createBooking(api, vehicleId);
+    const unpaid = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: 100 });
+    expect(unpaid.status).toBe(409);
+    expect(unpaid.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'requires_payment' });
+    for (const amount_cents of [0, -5, 1.5, '100']) {
+      const bad = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents });
+      expect(bad.status).toBe(422);
+      expect(bad.body.error).toMatchObject({ param: 'amount_cents' });
+    }
+  });
+
+  it('gives the reservation back when the processor fails: 502, the payment as it was, the refund recorded as failed', async () => {
+    const booking = await paidBooking();
+    outage.on = true;
+    try {
+      const res = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: 1000 });
+      expect(res.status).toBe(502);
+      expect(res.body.error).toMatchObject({ type: 'integration_error', code: 'processor_unavailable' });
+    } finally {
+      outage.on = false;
+    }
+    expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'succeeded', amount_refunded_cents: 0 });
+    const refunds = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'refund');
+    expect(refunds).toEqual([expect.objectContaining({ amount_cents: 1000, status: 'failed' })]);
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}`)).body.data.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['payment.refunded', 'payment.refund_failed']));
+    // The processor back: the same refund goes through.
+    expect((await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: 1000 })).body).toMatchObject({ state: 'partially_refunded', amount_refunded_cents: 1000 });
+  });
+
+  it('refunds over GraphQL, with the booking in the same answer', async () => {
+    const booking = await paidBooking();
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const res = await gql(`mutation($id: ID!) { refundBookingPayment(bookingId: $id, input: { amountCents: 700, reason: "scratch" }) { state amountRefundedCents booking { id } } }`, { id: booking.id });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.refundBookingPayment).toEqual({ state: 'partially_refunded', amountRefundedCents: 700, booking: { id: booking.id } });
+    const over = await gql(`mutation($id: ID!) { refundBookingPayment(bookingId: $id, input: { amountCents: 100000000 }) { state } }`, { id: booking.id });
+    expect(over.errors?.[0].extensions).toMatchObject({ code: 'amount_exceeds_available', available_cents: (booking.total_cents as number) - 700 });
+  });
+
+  it.runIf(engine === 'postgres')('never refunds more than was paid under 50 concurrent refunds, and one Idempotency-Key moves money once', async () => {
+    const booking = await paidBooking();
+    const total = booking.total_cents as number;
+    const slice = Math.ceil(total / 20); // 50 of them would be 2.5 times the payment
+    const answers = await Promise.all(Array.from({ length: 50 }, () => api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: slice })));
+    expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    const payment = (await api.get(`/v1/bookings/${booking.id}/payment`)).body;
+    expect(payment.amount_refunded_cents).toBeLessThanOrEqual(total);
+    const succeeded = (await api.get(`/v1/bookings/${booking.id}/transactions?limit=100`)).body.data.filter((x: { type: string; status: string }) => x.type === 'refund' && x.status === 'succeeded');
+    expect(succeeded.reduce((sum: number, x: { amount_cents: number }) => sum + x.amount_cents, 0)).toBe(payment.amount_refunded_cents);
+    expect(succeeded.length).toBe(answers.filter((a) => a.status === 200).length);
+
+    const other = await paidBooking();
+    const once = await Promise.all(Array.from({ length: 50 }, () => api.post(`/v1/bookings/${other.id}/refund`, { amount_cents: 300 }, { 'idempotency-key': `refund-${other.id}` })));
+    expect(once.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+    expect(once.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    const refunds = (await api.get(`/v1/bookings/${other.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'refund');
+    expect(refunds).toEqual([expect.objectContaining({ amount_cents: 300, status: 'succeeded' })]);
+    expect((await api.get(`/v1/bookings/${other.id}/payment`)).body.amount_refunded_cents).toBe(300);
   });
 });

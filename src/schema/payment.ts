@@ -5,6 +5,7 @@ import { getBookingDeposit } from '../domain/deposits/get-booking-deposit.ts';
 import { createCheckout, type Checkout } from '../domain/payments/create-checkout.ts';
 import { getBookingPayment } from '../domain/payments/get-booking-payment.ts';
 import { listBookingTransactions } from '../domain/payments/list-booking-transactions.ts';
+import { refundBookingPayment } from '../domain/payments/refund-payment.ts';
 import { PAYMENT_FIELDS, TRANSACTION_FIELDS } from '../domain/payments/payment.fields.ts';
 import { paymentMachine } from '../domain/payments/payment-state.ts';
 import { enums } from './enums.ts';
@@ -68,7 +69,9 @@ const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
 });
 
 const checkout = operationField(createCheckout);
+const refund = operationField(refundBookingPayment);
 
 builder.mutationFields((t) => ({
   createCheckout: checkout.plain(t, CheckoutRef),
+  refundBookingPayment: refund.prisma(t, 'Payment'),
 }));

@@ -5,7 +5,7 @@
  */
 export const EVENT_TYPES = [
   'booking.created', 'booking.checkout_started', 'booking.confirmed', 'booking.canceled', 'booking.problem',
-  'payment.processing', 'payment.succeeded', 'payment.failed', 'payment.refunded',
+  'payment.processing', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'payment.refund_failed',
   'identity.verified', 'identity.rejected', 'agreement.sent', 'agreement.signed',
   'insurance.submitted', 'insurance.approved', 'insurance.rejected',
   'deposit.secured', 'deposit.released', 'deposit.captured',

@@ -8,6 +8,23 @@ export const PaymentErrors = errorCatalogue('payment', {
     description: "The customer's card was declined; the booking returns to pending_payment so the customer may pay again (payment.failed is emitted first).",
     build: (message: string) => ({ message }),
   },
+  amountExceedsAvailable: {
+    type: 'conflict',
+    code: 'amount_exceeds_available',
+    description: 'More than can be refunded or captured: `available_cents` is what is left. Ask for at most that.',
+    details: ['available_cents'],
+    build: (verb: string, availableCents: number, currency: string) => ({
+      message: `At most ${availableCents} ${currency} cents can be ${verb} now.`,
+      param: 'amount_cents',
+      details: { available_cents: availableCents },
+    }),
+  },
+  nothingRefundable: {
+    type: 'conflict',
+    code: 'nothing_refundable',
+    description: "Without amount_cents, a refund gives what the business's cancellation policy allows, and it allows nothing now (late_cancellation_refund_percent is 0). Pass amount_cents to refund anyway.",
+    build: (startAt: Date) => ({ message: `The cancellation policy allows no refund this close to start_at (${startAt.toISOString()}); pass amount_cents to refund anyway.` }),
+  },
 });
 
 /** The processor itself failing: nothing was charged or refunded, and nothing was written. */

@@ -24,6 +24,7 @@ export const TRANSACTION_FIELDS: PublicFields = {
   status: { kind: { enum: 'TransactionStatus' } },
   amountCents: { kind: 'int' },
   currency: { kind: 'string' },
+  reason: { kind: 'string', nullable: true },
   createdAt: { kind: 'datetime' },
 };
 

@@ -7,7 +7,7 @@ import { newId } from '../shared/ids.ts';
 export function recordTransaction(
   tx: Db,
   origin: EventOrigin,
-  movement: { bookingId: string; chargeId?: string; type: TransactionType; status: TransactionStatus; amountCents: number; currency: string },
+  movement: { id?: string; bookingId: string; chargeId?: string; type: TransactionType; status: TransactionStatus; amountCents: number; currency: string; reason?: string | null },
 ) {
   return tx.transaction.create({ data: { id: newId('transaction'), businessId: origin.businessId, livemode: origin.livemode, ...movement } });
 }
