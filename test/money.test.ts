@@ -118,8 +118,8 @@ describe.each(ENGINES)('refunds on %s', (engine) => {
   beforeAll(async () => {
     const sandbox = sandboxProcessor();
     const flaky: PaymentProcessor = {
+      ...sandbox,
       name: 'flaky-sandbox',
-      createPayment: (r) => sandbox.createPayment(r),
       refund: async (r) => {
         if (outage.on) throw ProcessorErrors.unavailable('connection reset');
         return sandbox.refund(r);
@@ -222,5 +222,128 @@ describe.each(ENGINES)('refunds on %s', (engine) => {
     const refunds = (await api.get(`/v1/bookings/${other.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'refund');
     expect(refunds).toEqual([expect.objectContaining({ amount_cents: 300, status: 'succeeded' })]);
     expect((await api.get(`/v1/bookings/${other.id}/payment`)).body.amount_refunded_cents).toBe(300);
+  });
+});
+
+describe.each(ENGINES)('deposits on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let vehicleId: string;
+  const outage = { on: false };
+
+  beforeAll(async () => {
+    const sandbox = sandboxProcessor();
+    const flaky: PaymentProcessor = {
+      ...sandbox,
+      name: 'flaky-sandbox',
+      captureDeposit: async (r) => {
+        if (outage.on) throw ProcessorErrors.unavailable('connection reset');
+        return sandbox.captureDeposit(r);
+      },
+    };
+    t = await startTestApp(engine, {}, { processors: { test: flaky, live: flaky } });
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    vehicleId = (await createVehicle(api)).id;
+  });
+  afterAll(async () => t?.close());
+
+  /** A paid, verified, signed booking whose deposit the API secures; with `returned`, driven through pickup and return (900 miles: a 17,500 mileage charge). */
+  async function bookingWithDeposit(options: { returned?: boolean } = {}) {
+    const booking = await createBooking(api, vehicleId);
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    const secured = await api.post(`/v1/bookings/${booking.id}/deposit`);
+    expect(secured.status).toBe(200);
+    let chargeId: string | null = null;
+    if (options.returned) {
+      expect((await api.post(`/v1/test/bookings/${booking.id}/pickup`, { mileage_out: 1000 })).body).toMatchObject({ state: 'active' });
+      const returned = await api.post(`/v1/test/bookings/${booking.id}/return`, { mileage_in: 1900 });
+      expect(returned.body).toMatchObject({ state: 'return_in_review' });
+      chargeId = returned.body.charge_ids[0];
+    }
+    return { booking, deposit: secured.body, chargeId };
+  }
+
+  const chargeOf = async (bookingId: string, chargeId: string | null) =>
+    (await api.get(`/v1/bookings/${bookingId}/charges`)).body.data.find((c: { id: string }) => c.id === chargeId);
+
+  const movements = async (bookingId: string) =>
+    (await api.get(`/v1/bookings/${bookingId}/transactions`)).body.data
+      .filter((x: { type: string }) => x.type.startsWith('deposit'))
+      .map((x: Record<string, unknown>) => [x.type, x.amount_cents, x.status, x.charge_id, x.reason])
+      .sort();
+
+  it('secures the deposit through the processor: the gate opens, a hold is recorded, and it cannot be captured before the rental is over', async () => {
+    const { booking, deposit } = await bookingWithDeposit();
+    expect(deposit).toMatchObject({ object: 'deposit', state: 'secured', amount_cents: 25_000, captured_cents: 0, secured_at: expect.any(String) });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates).toMatchObject({ deposit: 'satisfied' });
+    expect(await movements(booking.id)).toEqual([['deposit_hold', 25_000, 'succeeded', null, null]]);
+
+    const twice = await api.post(`/v1/bookings/${booking.id}/deposit`);
+    expect(twice.status).toBe(409);
+    expect(twice.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'secured' });
+    const early = await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { amount_cents: 100 });
+    expect(early.status).toBe(409);
+    expect(early.body.error.message).toMatch(/rental is not over/);
+    expect((await api.post(`/v1/bookings/${booking.id}/deposit/release`)).status).toBe(409);
+  });
+
+  it('captures part after the return and lets the rest go; the movements add up to the hold', async () => {
+    const { booking } = await bookingWithDeposit({ returned: true });
+    const over = await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { amount_cents: 25_001 });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ code: 'amount_exceeds_available', available_cents: 25_000 });
+    const res = await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { amount_cents: 8000, reason: 'bumper scratch' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'partially_captured', captured_cents: 8000 });
+    expect(await movements(booking.id)).toEqual(
+      [['deposit_capture', 8000, 'succeeded', null, 'bumper scratch'], ['deposit_hold', 25_000, 'succeeded', null, null], ['deposit_release', 17_000, 'succeeded', null, null]].sort(),
+    );
+    expect((await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { amount_cents: 1 })).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'partially_captured' });
+  });
+
+  it('pays a charge from the deposit, refused while the charge is disputed', async () => {
+    const disputed = await bookingWithDeposit({ returned: true });
+    expect((await api.post(`/v1/test/charges/${disputed.chargeId}/dispute`)).status).toBeLessThan(300);
+    const locked = await api.post(`/v1/bookings/${disputed.booking.id}/deposit/capture`, { charge_id: disputed.chargeId });
+    expect(locked.status).toBe(409);
+    expect(locked.body.error).toMatchObject({ type: 'conflict', code: 'charge_disputed', charge_id: disputed.chargeId });
+    expect((await api.get(`/v1/bookings/${disputed.booking.id}/deposit`)).body).toMatchObject({ state: 'secured', captured_cents: 0 });
+
+    const { booking, chargeId } = await bookingWithDeposit({ returned: true });
+    const res = await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { charge_id: chargeId });
+    expect(res.body).toMatchObject({ state: 'partially_captured', captured_cents: 17_500 });
+    expect(await chargeOf(booking.id, chargeId)).toMatchObject({ state: 'succeeded' });
+    expect(await movements(booking.id)).toEqual(
+      [['deposit_capture', 17_500, 'succeeded', chargeId, null], ['deposit_hold', 25_000, 'succeeded', null, null], ['deposit_release', 7500, 'succeeded', null, null]].sort(),
+    );
+  });
+
+  it('secures the deposit again when the processor fails the capture; a charge it was paying fails and the booking needs a human', async () => {
+    const { booking, chargeId } = await bookingWithDeposit({ returned: true });
+    outage.on = true;
+    try {
+      const res = await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { charge_id: chargeId });
+      expect(res.status).toBe(502);
+      expect(res.body.error).toMatchObject({ code: 'processor_unavailable' });
+    } finally {
+      outage.on = false;
+    }
+    expect((await api.get(`/v1/bookings/${booking.id}/deposit`)).body).toMatchObject({ state: 'secured', captured_cents: 0 });
+    expect(await chargeOf(booking.id, chargeId)).toMatchObject({ state: 'failed' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'problem' });
+    expect(await movements(booking.id)).toEqual([['deposit_capture', 17_500, 'failed', chargeId, null], ['deposit_hold', 25_000, 'succeeded', null, null]].sort());
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}`)).body.data.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['deposit.captured', 'deposit.capture_failed', 'charge.failed']));
+  });
+
+  it('releases the whole deposit after the return, over GraphQL too', async () => {
+    const { booking } = await bookingWithDeposit({ returned: true });
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const res = await gql(`mutation($id: ID!) { releaseBookingDeposit(bookingId: $id) { state releasedAt booking { id } } }`, { id: booking.id });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.releaseBookingDeposit).toMatchObject({ state: 'released', releasedAt: expect.any(String), booking: { id: booking.id } });
+    expect(await movements(booking.id)).toEqual([['deposit_hold', 25_000, 'succeeded', null, null], ['deposit_release', 25_000, 'succeeded', null, null]]);
+    const again = await gql(`mutation($id: ID!) { secureBookingDeposit(bookingId: $id) { state } }`, { id: booking.id });
+    expect(again.errors?.[0].extensions).toMatchObject({ code: 'invalid_state_transition', current_state: 'released' });
   });
 });

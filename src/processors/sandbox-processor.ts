@@ -18,5 +18,12 @@ export function sandboxProcessor(): PaymentProcessor {
     async refund(request) {
       return { id: idFor('re', request.idempotencyKey) };
     },
+    async holdDeposit(request) {
+      return { id: idFor('pi', request.idempotencyKey) };
+    },
+    async captureDeposit(request) {
+      return { id: idFor('ch', request.idempotencyKey) };
+    },
+    async releaseDeposit() {},
   };
 }

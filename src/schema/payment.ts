@@ -1,7 +1,10 @@
 import { builder } from '../builder.ts';
 import { DEPOSIT_FIELDS } from '../domain/deposits/deposit.fields.ts';
 import { depositMachine } from '../domain/deposits/deposit-state.ts';
+import { captureBookingDeposit } from '../domain/deposits/capture-deposit.ts';
 import { getBookingDeposit } from '../domain/deposits/get-booking-deposit.ts';
+import { releaseBookingDeposit } from '../domain/deposits/release-deposit.ts';
+import { secureBookingDeposit } from '../domain/deposits/secure-deposit.ts';
 import { createCheckout, type Checkout } from '../domain/payments/create-checkout.ts';
 import { getBookingPayment } from '../domain/payments/get-booking-payment.ts';
 import { listBookingTransactions } from '../domain/payments/list-booking-transactions.ts';
@@ -70,8 +73,10 @@ const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
 
 const checkout = operationField(createCheckout);
 const refund = operationField(refundBookingPayment);
+const depositActions = [secureBookingDeposit, captureBookingDeposit, releaseBookingDeposit].map((operation) => [operation.name, operationField(operation)] as const);
 
 builder.mutationFields((t) => ({
   createCheckout: checkout.plain(t, CheckoutRef),
   refundBookingPayment: refund.prisma(t, 'Payment'),
+  ...Object.fromEntries(depositActions.map(([name, field]) => [name, field.prisma(t, 'Deposit')])),
 }));

@@ -12,10 +12,10 @@ import { depositLifecycle } from './deposit-state.ts';
  * (`deposit.secured`), a `deposit_hold` transaction is written, the booking's deposit gate is
  * satisfied (the spec's gating rule 1) and the booking advances if it now can.
  */
-export async function secureDeposit(tx: Db, origin: EventOrigin, booking: Booking, now: Date): Promise<BookingOutcome> {
+export async function secureDeposit(tx: Db, origin: EventOrigin, booking: Booking, now: Date, processorHoldId: string | null = null): Promise<BookingOutcome> {
   const gated = await applyBookingAction(tx, origin, booking, 'secure_deposit');
   const deposit = await tx.deposit.findUniqueOrThrow({ where: { bookingId: booking.id } });
-  await runAction(tx, origin, depositLifecycle, { ...deposit, bookingState: booking.state }, 'secure', { securedAt: now });
+  await runAction(tx, origin, depositLifecycle, { ...deposit, bookingState: booking.state }, 'secure', { securedAt: now, processorHoldId });
   await recordTransaction(tx, origin, { bookingId: booking.id, type: 'deposit_hold', status: 'succeeded', amountCents: deposit.amountCents, currency: deposit.currency });
   const advanced = await advanceBooking(tx, origin, gated);
   return { booking: advanced.booking, events: ['deposit.secured', ...advanced.events] };

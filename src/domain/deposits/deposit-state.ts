@@ -15,13 +15,15 @@ const RENTAL_OVER: readonly BookingState[] = ['return_in_review', 'completed', '
 /**
  * The security deposit (the contract's "Money"): not_required | required → pending → secured →
  * captured | partially_captured | released | failed. Capture and release once the rental is
- * over, release also when the booking is canceled.
+ * over, release also when the booking is canceled; a capture the processor fails goes back to
+ * secured.
  */
 export const depositMachine = defineMachine({
   object: 'deposit',
   states: ['not_required', 'required', 'pending', 'secured', 'captured', 'partially_captured', 'released', 'failed'] as const satisfies readonly DepositState[],
   initial: ['not_required', 'required'],
-  terminal: ['not_required', 'captured', 'partially_captured', 'released'],
+  // Not captured: a capture the processor then fails is given back to the hold.
+  terminal: ['not_required', 'released'],
   guards: {
     rental_over: (d: DepositFacts) => (d.bookingState && RENTAL_OVER.includes(d.bookingState) ? null : `the rental is not over (the booking is '${d.bookingState ?? 'unknown'}')`),
     rental_over_or_canceled: (d: DepositFacts) =>
@@ -34,6 +36,7 @@ export const depositMachine = defineMachine({
     capture: { from: ['secured'], to: 'captured', guards: ['rental_over'], event: 'deposit.captured' },
     capture_partially: { from: ['secured'], to: 'partially_captured', guards: ['rental_over'], event: 'deposit.captured', verb: 'capture' },
     release: { from: ['secured'], to: 'released', guards: ['rental_over_or_canceled'], event: 'deposit.released' },
+    reverse_capture: { from: ['captured', 'partially_captured'], to: 'secured', event: 'deposit.capture_failed', verb: 'reverse a capture of' },
   },
 });
 

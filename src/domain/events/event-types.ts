@@ -8,7 +8,7 @@ export const EVENT_TYPES = [
   'payment.processing', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'payment.refund_failed',
   'identity.verified', 'identity.rejected', 'agreement.sent', 'agreement.signed',
   'insurance.submitted', 'insurance.approved', 'insurance.rejected',
-  'deposit.secured', 'deposit.released', 'deposit.captured',
+  'deposit.secured', 'deposit.released', 'deposit.captured', 'deposit.capture_failed',
   'pickup.ready', 'rental.started', 'rental.late', 'return.submitted', 'rental.completed',
   'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived',
   'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',

@@ -13,6 +13,12 @@ export interface PaymentProcessor {
   createPayment(request: { bookingId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<ProcessorPayment>;
   /** Give back part or all of a collected payment. */
   refund(request: { processorPaymentId: string; amountCents: number; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Hold the security deposit on the customer's card (an authorization, captured later only if needed). */
+  holdDeposit(request: { bookingId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Take part or all of a held deposit; the rest of the hold is let go. */
+  captureDeposit(request: { holdId: string; amountCents: number; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Let a held deposit go (harmless to repeat). */
+  releaseDeposit(request: { holdId: string; idempotencyKey: string }): Promise<void>;
 }
 
 export interface ProcessorPayment {

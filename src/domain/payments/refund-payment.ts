@@ -14,7 +14,7 @@ import { defineOperation, wantsRelations, type PrismaQuery } from '../shared/ope
 import { id, money } from '../shared/validation.ts';
 import { PaymentErrors, ProcessorErrors } from './payment.errors.ts';
 import { paymentLifecycle, paymentMachine } from './payment-state.ts';
-import { recordTransaction } from './transactions.ts';
+import { recordTransaction, settleTransaction } from './transactions.ts';
 
 const refundInput = z
   .object({
@@ -66,12 +66,6 @@ export async function refundPayment(ctx: DomainContext, bookingId: string, input
   }
   await ctx.db.$transaction((tx) => settleTransaction(tx, transactionId, 'succeeded'));
   return wantsRelations(query) ? ctx.db.payment.findUniqueOrThrow({ ...query, where: { id: payment.id } }) : (reserved satisfies Payment);
-}
-
-/** A pending ledger entry takes its outcome, once. */
-async function settleTransaction(tx: Parameters<Parameters<DomainContext['db']['$transaction']>[0]>[0], transactionId: string, status: 'succeeded' | 'failed') {
-  const { count } = await tx.transaction.updateMany({ where: { id: transactionId, status: 'pending' }, data: { status } });
-  if (count !== 1) throw CommonErrors.internal();
 }
 
 export const refundBookingPayment = defineOperation({

@@ -1,5 +1,6 @@
 import type { TransactionStatus, TransactionType } from '../../generated/prisma/enums.ts';
 import type { EventOrigin } from '../events/event.service.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
 import type { Db } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 
@@ -10,4 +11,10 @@ export function recordTransaction(
   movement: { id?: string; bookingId: string; chargeId?: string; type: TransactionType; status: TransactionStatus; amountCents: number; currency: string; reason?: string | null },
 ) {
   return tx.transaction.create({ data: { id: newId('transaction'), businessId: origin.businessId, livemode: origin.livemode, ...movement } });
+}
+
+/** A pending movement (reserved before the processor was asked) takes its outcome, once. */
+export async function settleTransaction(tx: Db, transactionId: string, status: 'succeeded' | 'failed'): Promise<void> {
+  const { count } = await tx.transaction.updateMany({ where: { id: transactionId, status: 'pending' }, data: { status } });
+  if (count !== 1) throw CommonErrors.internal();
 }

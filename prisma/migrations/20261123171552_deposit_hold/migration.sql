@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Deposit" ADD COLUMN     "processorHoldId" TEXT;
