@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
-import { ProcessorErrors } from '../src/domain/payments/payment.errors.ts';
+import { PaymentErrors, ProcessorErrors } from '../src/domain/payments/payment.errors.ts';
 import type { PaymentProcessor } from '../src/domain/payments/processor.ts';
 import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
 
@@ -345,5 +345,192 @@ describe.each(ENGINES)('deposits on %s', (engine) => {
     expect(await movements(booking.id)).toEqual([['deposit_hold', 25_000, 'succeeded', null, null], ['deposit_release', 25_000, 'succeeded', null, null]]);
     const again = await gql(`mutation($id: ID!) { secureBookingDeposit(bookingId: $id) { state } }`, { id: booking.id });
     expect(again.errors?.[0].extensions).toMatchObject({ code: 'invalid_state_transition', current_state: 'released' });
+  });
+});
+
+describe.each(ENGINES)('charges on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let vehicleId: string;
+  /** What the processor does with the next off-session charges. */
+  const card = { answer: 'ok' as 'ok' | 'declined' | 'unreachable' };
+
+  beforeAll(async () => {
+    const sandbox = sandboxProcessor();
+    const processor: PaymentProcessor = {
+      ...sandbox,
+      name: 'scripted-sandbox',
+      chargeOffSession: async (r) => {
+        if (card.answer === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
+        if (card.answer === 'unreachable') throw new Error('connect ETIMEDOUT');
+        return sandbox.chargeOffSession(r);
+      },
+    };
+    t = await startTestApp(engine, {}, { processors: { test: processor, live: processor } });
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    vehicleId = (await createVehicle(api)).id;
+  });
+  afterAll(async () => t?.close());
+
+  async function activeBooking() {
+    const booking = await createBooking(api, vehicleId);
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure', 'pickup']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    return booking;
+  }
+  const newCharge = async (bookingId: string, amount_cents = 4200) => {
+    const res = await api.post(`/v1/bookings/${bookingId}/charges`, { type: 'fuel', amount_cents, description: 'Tank returned a quarter full', metadata: { receipt: 'F-9' } });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+
+  it('creates a charge once the rental has started, retrieves it, and lists it by booking and by customer', async () => {
+    const pending = await createBooking(api, vehicleId);
+    const early = await api.post(`/v1/bookings/${pending.id}/charges`, { type: 'fuel', amount_cents: 100, description: 'x' });
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'pending_payment' });
+
+    const booking = await activeBooking();
+    const charge = await newCharge(booking.id);
+    expect(charge).toEqual({
+      object: 'charge', id: expect.stringMatching(/^chg_/), livemode: false, booking_id: booking.id, customer_id: booking.customer_id, type: 'fuel', state: 'pending',
+      amount_cents: 4200, currency: 'usd', description: 'Tank returned a quarter full', failure_code: null, metadata: { receipt: 'F-9' }, created_at: expect.any(String),
+      next_states: ['processing', 'succeeded', 'failed', 'waived', 'disputed'],
+    });
+    expect((await api.get(`/v1/charges/${charge.id}`)).body).toEqual(charge);
+    expect((await api.get(`/v1/customers/${booking.customer_id}/charges`)).body.data.map((c: { id: string }) => c.id)).toContain(charge.id);
+    expect((await restClient(t.baseUrl, t.other.test_secret_key).get(`/v1/charges/${charge.id}`)).status).toBe(404);
+    for (const bad of [{ type: 'parking', amount_cents: 100, description: 'x' }, { type: 'fuel', amount_cents: 0, description: 'x' }, { type: 'fuel', amount_cents: 100 }]) {
+      expect((await api.post(`/v1/bookings/${booking.id}/charges`, bad)).status).toBe(422);
+    }
+  });
+
+  it('collects a charge; a declined card fails it and puts the booking in problem, and a later attempt collects it', async () => {
+    const booking = await activeBooking();
+    const charge = await newCharge(booking.id);
+    card.answer = 'declined';
+    try {
+      const declined = await api.post(`/v1/charges/${charge.id}/collect`);
+      expect(declined.status).toBe(402);
+      expect(declined.body.error).toMatchObject({ type: 'payment_error', code: 'card_declined' });
+    } finally {
+      card.answer = 'ok';
+    }
+    expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'failed', failure_code: 'card_declined' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'problem' });
+
+    const collected = await api.post(`/v1/charges/${charge.id}/collect`);
+    expect(collected.status).toBe(200);
+    expect(collected.body).toMatchObject({ state: 'succeeded', failure_code: null });
+    const movements = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'charge');
+    expect(movements.map((x: Record<string, unknown>) => [x.charge_id, x.amount_cents, x.status]).sort()).toEqual([[charge.id, 4200, 'failed'], [charge.id, 4200, 'succeeded']].sort());
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}`)).body.data.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['charge.created', 'charge.failed', 'charge.succeeded']));
+    expect((await api.post(`/v1/charges/${charge.id}/collect`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'succeeded' });
+    expect((await api.post(`/v1/charges/${charge.id}/waive`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'succeeded' });
+  });
+
+  it('leaves the charge pending when the processor cannot be reached (502), refuses collection while disputed, and waives', async () => {
+    const booking = await activeBooking();
+    const charge = await newCharge(booking.id);
+    card.answer = 'unreachable';
+    try {
+      const res = await api.post(`/v1/charges/${charge.id}/collect`);
+      expect(res.status).toBe(502);
+      expect(res.body.error).toMatchObject({ code: 'processor_unavailable' });
+    } finally {
+      card.answer = 'ok';
+    }
+    expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'pending' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'active' });
+
+    const disputed = await newCharge(booking.id, 9900);
+    expect((await api.post(`/v1/test/charges/${disputed.id}/dispute`)).status).toBeLessThan(300);
+    const locked = await api.post(`/v1/charges/${disputed.id}/collect`);
+    expect(locked.status).toBe(409);
+    expect(locked.body.error).toMatchObject({ code: 'charge_disputed', charge_id: disputed.id });
+
+    const waived = await api.post(`/v1/charges/${charge.id}/waive`);
+    expect(waived.body).toMatchObject({ state: 'waived', next_states: [] });
+  });
+
+  it('creates and collects over GraphQL', async () => {
+    const booking = await activeBooking();
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const created = await gql(
+      `mutation($id: ID!) { createCharge(bookingId: $id, input: { type: cleaning, amountCents: 3500, description: "Sand everywhere" }) { id state type booking { id } } }`,
+      { id: booking.id },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createCharge).toMatchObject({ state: 'pending', type: 'cleaning', booking: { id: booking.id } });
+    const collected = await gql(`mutation($id: ID!) { collectCharge(id: $id) { state amountCents } }`, { id: created.data.createCharge.id });
+    expect(collected.data.collectCharge).toEqual({ state: 'succeeded', amountCents: 3500 });
+    const read = await gql(`query($id: ID!) { charge(id: $id) { state nextStates } }`, { id: created.data.createCharge.id });
+    expect(read.data.charge).toEqual({ state: 'succeeded', nextStates: ['disputed'] });
+  });
+});
+
+describe.each(ENGINES)('disputes on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let vehicleId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    vehicleId = (await createVehicle(api)).id;
+  });
+  afterAll(async () => t?.close());
+
+  async function chargeOnActiveBooking(amount_cents = 12_000) {
+    const booking = await createBooking(api, vehicleId);
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure', 'pickup']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    const charge = await api.post(`/v1/bookings/${booking.id}/charges`, { type: 'damage', amount_cents, description: 'Scratch on the rear bumper' });
+    expect(charge.status).toBe(201);
+    return { booking, charge: charge.body };
+  }
+
+  it('opens a dispute that locks the charge, lists it by its filters, and closes it: the charge is collectable again', async () => {
+    const { booking, charge } = await chargeOnActiveBooking();
+    const res = await api.post(`/v1/charges/${charge.id}/disputes`, { reason: 'damage_preexisting', description: 'The scratch is in the pickup photos.', metadata: { ticket: 'Z-3' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      object: 'dispute', id: expect.stringMatching(/^dsp_/), livemode: false, charge_id: charge.id, booking_id: booking.id, state: 'open', reason: 'damage_preexisting',
+      description: 'The scratch is in the pickup photos.', metadata: { ticket: 'Z-3' }, created_at: expect.any(String), next_states: ['under_review', 'approved', 'closed'],
+    });
+    const disputeId = res.body.id;
+    expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'disputed' });
+    expect((await api.post(`/v1/charges/${charge.id}/collect`)).body.error).toMatchObject({ code: 'charge_disputed' });
+    expect((await api.post(`/v1/charges/${charge.id}/disputes`, { reason: 'again' })).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'disputed' });
+
+    expect((await api.get(`/v1/disputes/${disputeId}`)).body).toEqual(res.body);
+    for (const query of ['state=open', `booking_id=${booking.id}`, `charge_id=${charge.id}`]) {
+      expect((await api.get(`/v1/disputes?${query}`)).body.data.map((d: { id: string }) => d.id), query).toContain(disputeId);
+    }
+    expect((await api.get(`/v1/disputes?state=closed`)).body.data.map((d: { id: string }) => d.id)).not.toContain(disputeId);
+    expect((await api.get(`/v1/disputes?state=lost`)).status).toBe(422);
+
+    const closed = await api.post(`/v1/disputes/${disputeId}/close`);
+    expect(closed.body).toMatchObject({ state: 'closed', next_states: [] });
+    expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'pending' });
+    expect((await api.post(`/v1/charges/${charge.id}/collect`)).body).toMatchObject({ state: 'succeeded' });
+    expect((await api.post(`/v1/disputes/${disputeId}/approve`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'closed' });
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}`)).body.data.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['dispute.created', 'dispute.closed']));
+  });
+
+  it('approves a dispute of a collected charge: the charge is waived and its amount refunded, over GraphQL too', async () => {
+    const { booking, charge } = await chargeOnActiveBooking(8_800);
+    expect((await api.post(`/v1/charges/${charge.id}/collect`)).body).toMatchObject({ state: 'succeeded' });
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const opened = await gql(`mutation($id: ID!) { createDispute(chargeId: $id, input: { reason: "not_me" }) { id state bookingId charge { state } } }`, { id: charge.id });
+    expect(opened.errors).toBeUndefined();
+    expect(opened.data.createDispute).toMatchObject({ state: 'open', bookingId: booking.id, charge: { state: 'disputed' } });
+    const approved = await gql(`mutation($id: ID!) { approveDispute(id: $id) { state charge { state } } }`, { id: opened.data.createDispute.id });
+    expect(approved.errors).toBeUndefined();
+    expect(approved.data.approveDispute).toEqual({ state: 'approved', charge: { state: 'waived' } });
+    const movements = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { charge_id: string | null }) => x.charge_id === charge.id);
+    expect(movements.map((x: Record<string, unknown>) => [x.type, x.amount_cents, x.status]).sort()).toEqual([['charge', 8_800, 'succeeded'], ['refund', 8_800, 'succeeded']].sort());
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}`)).body.data.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['dispute.approved', 'charge.waived']));
   });
 });

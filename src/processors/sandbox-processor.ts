@@ -25,5 +25,8 @@ export function sandboxProcessor(): PaymentProcessor {
       return { id: idFor('ch', request.idempotencyKey) };
     },
     async releaseDeposit() {},
+    async chargeOffSession(request) {
+      return { id: idFor('pi', request.idempotencyKey) };
+    },
   };
 }

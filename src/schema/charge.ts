@@ -1,7 +1,12 @@
 import { builder } from '../builder.ts';
 import { CHARGE_FIELDS } from '../domain/charges/charge.fields.ts';
 import { chargeMachine } from '../domain/charges/charge-state.ts';
+import { collectCharge } from '../domain/charges/collect-charge.ts';
+import { createCharge } from '../domain/charges/create-charge.ts';
+import { getCharge } from '../domain/charges/get-charge.ts';
 import { listBookingCharges } from '../domain/charges/list-booking-charges.ts';
+import { listCustomerCharges } from '../domain/charges/list-customer-charges.ts';
+import { waiveCharge } from '../domain/charges/waive-charge.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
@@ -16,5 +21,18 @@ export const Charge = builder.prismaObject('Charge', {
 });
 
 const charges = operationField(listBookingCharges);
+const customerCharges = operationField(listCustomerCharges);
+const charge = operationField(getCharge);
+const create = operationField(createCharge);
+const actions = [collectCharge, waiveCharge].map((operation) => [operation.name, operationField(operation)] as const);
 
-builder.queryFields((t) => ({ bookingCharges: charges.connection(t, Charge) }));
+builder.queryFields((t) => ({
+  bookingCharges: charges.connection(t, Charge),
+  customerCharges: customerCharges.connection(t, Charge),
+  charge: charge.prisma(t, 'Charge'),
+}));
+
+builder.mutationFields((t) => ({
+  createCharge: create.prisma(t, 'Charge'),
+  ...Object.fromEntries(actions.map(([name, field]) => [name, field.prisma(t, 'Charge')])),
+}));

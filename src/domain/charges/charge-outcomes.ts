@@ -19,7 +19,7 @@ export interface ChargeOutcome {
 export async function insertCharge(
   tx: Db,
   origin: EventOrigin,
-  input: { bookingId: string; customerId: string; type: ChargeType; amountCents: number; currency: string; description: string },
+  input: { bookingId: string; customerId: string; type: ChargeType; amountCents: number; currency: string; description: string | null; metadata?: Record<string, string> },
 ): Promise<Charge> {
   const charge = await tx.charge.create({ data: { id: newId('charge'), businessId: origin.businessId, livemode: origin.livemode, ...input } });
   await recordEvent(tx, origin, { type: 'charge.created', bookingId: charge.bookingId, object: presentCharge(charge) });
@@ -27,8 +27,8 @@ export async function insertCharge(
 }
 
 /** The charge was collected: a `charge` transaction and `charge.succeeded`. */
-export async function recordChargeSuccess(tx: Db, origin: EventOrigin, charge: Charge): Promise<ChargeOutcome> {
-  const collected = await runAction(tx, origin, chargeLifecycle, charge, 'succeed', { failureCode: null });
+export async function recordChargeSuccess(tx: Db, origin: EventOrigin, charge: Charge, processorPaymentId: string | null = null): Promise<ChargeOutcome> {
+  const collected = await runAction(tx, origin, chargeLifecycle, charge, 'succeed', { failureCode: null, processorPaymentId });
   await recordTransaction(tx, origin, { bookingId: charge.bookingId, chargeId: charge.id, type: 'charge', status: 'succeeded', amountCents: charge.amountCents, currency: charge.currency });
   return { charge: collected, events: ['charge.succeeded'] };
 }

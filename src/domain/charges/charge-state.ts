@@ -1,5 +1,5 @@
 import type { Charge } from '../../generated/prisma/client.ts';
-import type { ChargeState } from '../../generated/prisma/enums.ts';
+import type { BookingState, ChargeState } from '../../generated/prisma/enums.ts';
 import type { Lifecycle } from '../shared/lifecycle.ts';
 import { defineMachine } from '../shared/state-machine.ts';
 import { ChargeErrors } from './charge.errors.ts';
@@ -24,6 +24,9 @@ export const chargeMachine = defineMachine({
   terminal: ['waived'],
   actions: {
     collect: { from: ['pending', 'failed'], to: 'processing', lockedIn: { disputed: disputeLock } },
+    // The processor could not be reached: the outcome is unknown, the charge is pending again
+    // and a retry reaches the processor with the same idempotency key.
+    interrupt: { from: ['processing'], to: 'pending', verb: 'interrupt the collection of' },
     succeed: { from: ['pending', 'processing', 'failed'], to: 'succeeded', event: 'charge.succeeded', verb: 'collect', lockedIn: { disputed: disputeLock } },
     fail: { from: ['pending', 'processing'], to: 'failed', event: 'charge.failed', verb: 'fail the collection of', lockedIn: { disputed: disputeLock } },
     waive: { from: ['pending', 'failed'], to: 'waived', event: 'charge.waived' },
@@ -38,6 +41,9 @@ export const chargeMachine = defineMachine({
 });
 
 export type ChargeAction = keyof typeof chargeMachine.actions;
+
+/** Booking states in which post-trip charges may be created (the contract: from `active` on). */
+export const CHARGEABLE_BOOKING_STATES: readonly BookingState[] = ['active', 'late', 'return_in_review', 'completed', 'problem'];
 
 export const chargeLifecycle: Lifecycle<Charge, ChargeFacts, ChargeAction> = {
   machine: chargeMachine,

@@ -6,8 +6,10 @@ export const DISPUTE_FIELDS: PublicFields = {
   id: { kind: 'id' },
   livemode: { kind: 'boolean' },
   chargeId: { kind: 'id' },
+  bookingId: { kind: 'id', nullable: true },
   state: { kind: { enum: 'DisputeState' } },
   reason: { kind: 'string', nullable: true },
+  description: { kind: 'string', nullable: true },
   metadata: { kind: 'json' },
   createdAt: { kind: 'datetime' },
 };

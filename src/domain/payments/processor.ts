@@ -17,6 +17,8 @@ export interface PaymentProcessor {
   holdDeposit(request: { bookingId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
   /** Take part or all of a held deposit; the rest of the hold is let go. */
   captureDeposit(request: { holdId: string; amountCents: number; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Charge the customer's saved card without them present (a post-trip charge). */
+  chargeOffSession(request: { bookingId: string; customerId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
   /** Let a held deposit go (harmless to repeat). */
   releaseDeposit(request: { holdId: string; idempotencyKey: string }): Promise<void>;
 }

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { originOf } from '../events/event.service.ts';
+import { PaymentErrors, ProcessorErrors } from '../payments/payment.errors.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
+import { DomainError } from '../shared/errors.ts';
+import { found } from '../shared/found.ts';
+import { runAction } from '../shared/lifecycle.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { id } from '../shared/validation.ts';
+import { ChargeErrors } from './charge.errors.ts';
+import { recordChargeFailure, recordChargeSuccess } from './charge-outcomes.ts';
+import { chargeLifecycle } from './charge-state.ts';
+
+export const collectCharge = defineOperation({
+  name: 'collectCharge',
+  summary: 'Start eligible collection',
+  description:
+    "Charges the customer's saved card for a pending or failed charge, without them present. Collected: succeeded (charge.succeeded) and a charge transaction. Declined: 402 card_declined, the charge failed (charge.failed) and the booking in problem for a human to follow up. An open dispute on the charge refuses collection (409 charge_disputed). If the processor cannot be reached, the charge is pending again and a retry reaches the processor under the same idempotency key, so the customer is never charged twice.",
+  access: { permission: 'charges:write' },
+  args: z.object({ id: id('The charge (chg_...).') }),
+  errors: [CommonErrors.invalidStateTransition, ChargeErrors.disputed, PaymentErrors.cardDeclined, ProcessorErrors.unavailable, ProcessorErrors.notConfigured],
+  example: { id: 'chg_01jd3m4k5n6p7q8r9s0t1v2w3x' },
+  async run(ctx, args) {
+    const charge = await found(ctx.db.charge.findUnique({ where: { id: args.id } }), 'charge', args.id);
+    const origin = originOf(ctx);
+    // Its compare-and-set makes this request the only one collecting it.
+    const collecting = await ctx.db.$transaction((tx) => runAction(tx, origin, chargeLifecycle, charge, 'collect'));
+    // One key per attempt the processor answered: a declined attempt is final, an unanswered one is repeated as it was.
+    const declined = await ctx.db.transaction.count({ where: { chargeId: charge.id, type: 'charge', status: 'failed' } });
+    let paid: { id: string };
+    try {
+      paid = await ctx.processor.chargeOffSession({
+        bookingId: charge.bookingId,
+        customerId: charge.customerId,
+        amountCents: charge.amountCents,
+        currency: charge.currency,
+        idempotencyKey: `collect:${charge.id}:${declined}`,
+      });
+    } catch (err) {
+      if (err instanceof DomainError && err.type === 'payment_error') {
+        await ctx.db.$transaction((tx) => recordChargeFailure(tx, origin, collecting, err.code));
+        throw err;
+      }
+      await ctx.db.$transaction((tx) => runAction(tx, origin, chargeLifecycle, collecting, 'interrupt'));
+      throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
+    }
+    return (await ctx.db.$transaction((tx) => recordChargeSuccess(tx, origin, collecting, paid.id))).charge;
+  },
+});
