@@ -534,3 +534,64 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect(types).toEqual(expect.arrayContaining(['dispute.approved', 'charge.waived']));
   });
 });
+
+describe.each(ENGINES)('payment retries on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let vehicleId: string;
+  const card = { answer: 'ok' as 'ok' | 'declined' | 'unreachable', keys: [] as string[] };
+
+  beforeAll(async () => {
+    const sandbox = sandboxProcessor();
+    const processor: PaymentProcessor = {
+      ...sandbox,
+      name: 'scripted-sandbox',
+      chargeOffSession: async (r) => {
+        card.keys.push(r.idempotencyKey);
+        if (card.answer === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
+        if (card.answer === 'unreachable') throw new Error('connect ETIMEDOUT');
+        return sandbox.chargeOffSession(r);
+      },
+    };
+    t = await startTestApp(engine, {}, { processors: { test: processor, live: processor } });
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    vehicleId = (await createVehicle(api)).id;
+  });
+  afterAll(async () => t?.close());
+
+  it('retries a failed payment: declined again (402), unreachable (502, the same key next time), then collected and booked', async () => {
+    const booking = await createBooking(api, vehicleId);
+    expect((await api.post(`/v1/bookings/${booking.id}/payment/retry`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'requires_payment' });
+    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/fail`)).status).toBe(402);
+
+    card.answer = 'declined';
+    const declined = await api.post(`/v1/bookings/${booking.id}/payment/retry`);
+    expect(declined.status).toBe(402);
+    expect(declined.body.error).toMatchObject({ code: 'card_declined' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'pending_payment' });
+
+    card.answer = 'unreachable';
+    const unreachable = await api.post(`/v1/bookings/${booking.id}/payment/retry`);
+    expect(unreachable.status).toBe(502);
+    expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'failed', failure_code: 'processor_unavailable' });
+
+    card.answer = 'ok';
+    const paid = await api.post(`/v1/bookings/${booking.id}/payment/retry`);
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ object: 'payment', state: 'succeeded' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toMatch(/^(booked|confirmed)$/);
+    // The unanswered attempt and the one after it reached the processor under one key.
+    expect(card.keys.slice(-2)[0]).toBe(card.keys.slice(-1)[0]);
+    expect(new Set(card.keys.slice(-3)).size).toBe(2);
+    expect((await api.post(`/v1/bookings/${booking.id}/payment/retry`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'succeeded' });
+  });
+
+  it('retries over GraphQL', async () => {
+    const booking = await createBooking(api, vehicleId);
+    await api.post(`/v1/test/bookings/${booking.id}/payment/fail`);
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const res = await gql(`mutation($id: ID!) { retryBookingPayment(bookingId: $id) { state booking { state } } }`, { id: booking.id });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.retryBookingPayment.state).toBe('succeeded');
+  });
+});

@@ -4,6 +4,7 @@ import type { RestRoute } from '../route.ts';
 export const moneyRoutes: RestRoute[] = [
   { method: 'POST', path: '/v1/bookings/{booking_id}/checkout', status: 201, field: 'Mutation.createCheckout', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}/payment', field: 'Query.bookingPayment', args: { bookingId: 'path.booking_id' }, stage: 'first_release' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/payment/retry', field: 'Mutation.retryBookingPayment', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/refund', field: 'Mutation.refundBookingPayment', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}/transactions', field: 'Query.bookingTransactions', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}/deposit', field: 'Query.bookingDeposit', args: { bookingId: 'path.booking_id' }, stage: 'first_release' },

@@ -9,6 +9,7 @@ import { createCheckout, type Checkout } from '../domain/payments/create-checkou
 import { getBookingPayment } from '../domain/payments/get-booking-payment.ts';
 import { listBookingTransactions } from '../domain/payments/list-booking-transactions.ts';
 import { refundBookingPayment } from '../domain/payments/refund-payment.ts';
+import { retryBookingPayment } from '../domain/payments/retry-payment.ts';
 import { PAYMENT_FIELDS, TRANSACTION_FIELDS } from '../domain/payments/payment.fields.ts';
 import { paymentMachine } from '../domain/payments/payment-state.ts';
 import { enums } from './enums.ts';
@@ -73,10 +74,12 @@ const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
 
 const checkout = operationField(createCheckout);
 const refund = operationField(refundBookingPayment);
+const retry = operationField(retryBookingPayment);
 const depositActions = [secureBookingDeposit, captureBookingDeposit, releaseBookingDeposit].map((operation) => [operation.name, operationField(operation)] as const);
 
 builder.mutationFields((t) => ({
   createCheckout: checkout.plain(t, CheckoutRef),
   refundBookingPayment: refund.prisma(t, 'Payment'),
+  retryBookingPayment: retry.prisma(t, 'Payment'),
   ...Object.fromEntries(depositActions.map(([name, field]) => [name, field.prisma(t, 'Deposit')])),
 }));
