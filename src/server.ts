@@ -11,7 +11,10 @@ import { admit } from './http/edge/use-principal.ts';
 import { asDomainError, errorResponse } from './http/error-envelope.ts';
 import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './http/graphql-server.ts';
 import { sandboxProcessor } from './processors/sandbox-processor.ts';
+import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
+
+const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
 import { attachGraphQLWebSocket } from './http/websocket.ts';
@@ -87,7 +90,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
     // The sandbox simulator for test keys; live payments need a processor configured.
-    processors: options.processors ?? { test: sandboxProcessor(), live: unconfiguredProcessor() },
+    processors: reportingProcessors(options.processors ?? { test: sandboxProcessor(), live: unconfiguredProcessor() }),
     pubsub: events.pubsub,
     now,
     limiter,

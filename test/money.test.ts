@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
-import { PaymentErrors, ProcessorErrors } from '../src/domain/payments/payment.errors.ts';
+import { PaymentErrors } from '../src/domain/payments/payment.errors.ts';
 import type { PaymentProcessor } from '../src/domain/payments/processor.ts';
 import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
 
@@ -10,6 +10,23 @@ import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
  * prepares and the transactions that record every movement, over REST and GraphQL, on both
  * engines. The sandbox stands in only for what the customer and the processor do.
  */
+/** The sandbox's processor, whose methods a test can make decline or go unanswered; it keeps the idempotency keys it was sent. */
+function scriptedProcessor() {
+  const sandbox = sandboxProcessor();
+  const script: Partial<Record<Exclude<keyof PaymentProcessor, 'name'>, 'declined' | 'unreachable'>> = {};
+  const keys: string[] = [];
+  const processor = { ...sandbox, name: 'scripted-sandbox' } as Record<string, unknown>;
+  for (const name of ['createPayment', 'refund', 'holdDeposit', 'captureDeposit', 'releaseDeposit', 'chargeOffSession'] as const) {
+    processor[name] = async (request: { idempotencyKey: string }) => {
+      keys.push(request.idempotencyKey);
+      if (script[name] === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
+      if (script[name] === 'unreachable') throw new Error('connect ETIMEDOUT');
+      return (sandbox[name] as (r: unknown) => Promise<unknown>)(request);
+    };
+  }
+  return { processor: processor as unknown as PaymentProcessor, script, keys };
+}
+
 describe.each(ENGINES)('money on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;
@@ -112,20 +129,10 @@ describe.each(ENGINES)('refunds on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;
   let vehicleId: string;
-  /** Whether the processor fails the next refunds (a stand-in for an outage). */
-  const outage = { on: false };
+  const scripted = scriptedProcessor();
 
   beforeAll(async () => {
-    const sandbox = sandboxProcessor();
-    const flaky: PaymentProcessor = {
-      ...sandbox,
-      name: 'flaky-sandbox',
-      refund: async (r) => {
-        if (outage.on) throw ProcessorErrors.unavailable('connection reset');
-        return sandbox.refund(r);
-      },
-    };
-    t = await startTestApp(engine, {}, { processors: { test: flaky, live: flaky } });
+    t = await startTestApp(engine, {}, { processors: { test: scripted.processor, live: scripted.processor } });
     api = restClient(t.baseUrl, t.business.test_secret_key);
     vehicleId = (await createVehicle(api)).id;
   });
@@ -176,13 +183,14 @@ describe.each(ENGINES)('refunds on %s', (engine) => {
 
   it('gives the reservation back when the processor fails: 502, the payment as it was, the refund recorded as failed', async () => {
     const booking = await paidBooking();
-    outage.on = true;
+    scripted.script.refund = 'unreachable';
     try {
       const res = await api.post(`/v1/bookings/${booking.id}/refund`, { amount_cents: 1000 });
       expect(res.status).toBe(502);
       expect(res.body.error).toMatchObject({ type: 'integration_error', code: 'processor_unavailable' });
     } finally {
-      outage.on = false;
+      delete scripted.script.refund;
+      delete scripted.script.captureDeposit;
     }
     expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'succeeded', amount_refunded_cents: 0 });
     const refunds = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'refund');
@@ -229,19 +237,10 @@ describe.each(ENGINES)('deposits on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;
   let vehicleId: string;
-  const outage = { on: false };
+  const scripted = scriptedProcessor();
 
   beforeAll(async () => {
-    const sandbox = sandboxProcessor();
-    const flaky: PaymentProcessor = {
-      ...sandbox,
-      name: 'flaky-sandbox',
-      captureDeposit: async (r) => {
-        if (outage.on) throw ProcessorErrors.unavailable('connection reset');
-        return sandbox.captureDeposit(r);
-      },
-    };
-    t = await startTestApp(engine, {}, { processors: { test: flaky, live: flaky } });
+    t = await startTestApp(engine, {}, { processors: { test: scripted.processor, live: scripted.processor } });
     api = restClient(t.baseUrl, t.business.test_secret_key);
     vehicleId = (await createVehicle(api)).id;
   });
@@ -320,13 +319,14 @@ describe.each(ENGINES)('deposits on %s', (engine) => {
 
   it('secures the deposit again when the processor fails the capture; a charge it was paying fails and the booking needs a human', async () => {
     const { booking, chargeId } = await bookingWithDeposit({ returned: true });
-    outage.on = true;
+    scripted.script.captureDeposit = 'unreachable';
     try {
       const res = await api.post(`/v1/bookings/${booking.id}/deposit/capture`, { charge_id: chargeId });
       expect(res.status).toBe(502);
       expect(res.body.error).toMatchObject({ code: 'processor_unavailable' });
     } finally {
-      outage.on = false;
+      delete scripted.script.refund;
+      delete scripted.script.captureDeposit;
     }
     expect((await api.get(`/v1/bookings/${booking.id}/deposit`)).body).toMatchObject({ state: 'secured', captured_cents: 0 });
     expect(await chargeOf(booking.id, chargeId)).toMatchObject({ state: 'failed' });
@@ -352,21 +352,10 @@ describe.each(ENGINES)('charges on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;
   let vehicleId: string;
-  /** What the processor does with the next off-session charges. */
-  const card = { answer: 'ok' as 'ok' | 'declined' | 'unreachable' };
+  const scripted = scriptedProcessor();
 
   beforeAll(async () => {
-    const sandbox = sandboxProcessor();
-    const processor: PaymentProcessor = {
-      ...sandbox,
-      name: 'scripted-sandbox',
-      chargeOffSession: async (r) => {
-        if (card.answer === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
-        if (card.answer === 'unreachable') throw new Error('connect ETIMEDOUT');
-        return sandbox.chargeOffSession(r);
-      },
-    };
-    t = await startTestApp(engine, {}, { processors: { test: processor, live: processor } });
+    t = await startTestApp(engine, {}, { processors: { test: scripted.processor, live: scripted.processor } });
     api = restClient(t.baseUrl, t.business.test_secret_key);
     vehicleId = (await createVehicle(api)).id;
   });
@@ -407,13 +396,13 @@ describe.each(ENGINES)('charges on %s', (engine) => {
   it('collects a charge; a declined card fails it and puts the booking in problem, and a later attempt collects it', async () => {
     const booking = await activeBooking();
     const charge = await newCharge(booking.id);
-    card.answer = 'declined';
+    scripted.script.chargeOffSession = 'declined';
     try {
       const declined = await api.post(`/v1/charges/${charge.id}/collect`);
       expect(declined.status).toBe(402);
       expect(declined.body.error).toMatchObject({ type: 'payment_error', code: 'card_declined' });
     } finally {
-      card.answer = 'ok';
+      delete scripted.script.chargeOffSession;
     }
     expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'failed', failure_code: 'card_declined' });
     expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'problem' });
@@ -432,13 +421,13 @@ describe.each(ENGINES)('charges on %s', (engine) => {
   it('leaves the charge pending when the processor cannot be reached (502), refuses collection while disputed, and waives', async () => {
     const booking = await activeBooking();
     const charge = await newCharge(booking.id);
-    card.answer = 'unreachable';
+    scripted.script.chargeOffSession = 'unreachable';
     try {
       const res = await api.post(`/v1/charges/${charge.id}/collect`);
       expect(res.status).toBe(502);
       expect(res.body.error).toMatchObject({ code: 'processor_unavailable' });
     } finally {
-      card.answer = 'ok';
+      delete scripted.script.chargeOffSession;
     }
     expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'pending' });
     expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'active' });
@@ -539,21 +528,10 @@ describe.each(ENGINES)('payment retries on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;
   let vehicleId: string;
-  const card = { answer: 'ok' as 'ok' | 'declined' | 'unreachable', keys: [] as string[] };
+  const scripted = scriptedProcessor();
 
   beforeAll(async () => {
-    const sandbox = sandboxProcessor();
-    const processor: PaymentProcessor = {
-      ...sandbox,
-      name: 'scripted-sandbox',
-      chargeOffSession: async (r) => {
-        card.keys.push(r.idempotencyKey);
-        if (card.answer === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
-        if (card.answer === 'unreachable') throw new Error('connect ETIMEDOUT');
-        return sandbox.chargeOffSession(r);
-      },
-    };
-    t = await startTestApp(engine, {}, { processors: { test: processor, live: processor } });
+    t = await startTestApp(engine, {}, { processors: { test: scripted.processor, live: scripted.processor } });
     api = restClient(t.baseUrl, t.business.test_secret_key);
     vehicleId = (await createVehicle(api)).id;
   });
@@ -564,25 +542,25 @@ describe.each(ENGINES)('payment retries on %s', (engine) => {
     expect((await api.post(`/v1/bookings/${booking.id}/payment/retry`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'requires_payment' });
     expect((await api.post(`/v1/test/bookings/${booking.id}/payment/fail`)).status).toBe(402);
 
-    card.answer = 'declined';
+    scripted.script.chargeOffSession = 'declined';
     const declined = await api.post(`/v1/bookings/${booking.id}/payment/retry`);
     expect(declined.status).toBe(402);
     expect(declined.body.error).toMatchObject({ code: 'card_declined' });
     expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'pending_payment' });
 
-    card.answer = 'unreachable';
+    scripted.script.chargeOffSession = 'unreachable';
     const unreachable = await api.post(`/v1/bookings/${booking.id}/payment/retry`);
     expect(unreachable.status).toBe(502);
     expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'failed', failure_code: 'processor_unavailable' });
 
-    card.answer = 'ok';
+    delete scripted.script.chargeOffSession;
     const paid = await api.post(`/v1/bookings/${booking.id}/payment/retry`);
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ object: 'payment', state: 'succeeded' });
     expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toMatch(/^(booked|confirmed)$/);
     // The unanswered attempt and the one after it reached the processor under one key.
-    expect(card.keys.slice(-2)[0]).toBe(card.keys.slice(-1)[0]);
-    expect(new Set(card.keys.slice(-3)).size).toBe(2);
+    expect(scripted.keys.slice(-2)[0]).toBe(scripted.keys.slice(-1)[0]);
+    expect(new Set(scripted.keys.slice(-3)).size).toBe(2);
     expect((await api.post(`/v1/bookings/${booking.id}/payment/retry`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'succeeded' });
   });
 

@@ -42,7 +42,7 @@ export const collectCharge = defineOperation({
         throw err;
       }
       await ctx.db.$transaction((tx) => runAction(tx, origin, chargeLifecycle, collecting, 'interrupt'));
-      throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
+      throw err;
     }
     return (await ctx.db.$transaction((tx) => recordChargeSuccess(tx, origin, collecting, paid.id))).charge;
   },

@@ -8,7 +8,6 @@ import { originOf } from '../events/event.service.ts';
 import { PaymentErrors, ProcessorErrors } from '../payments/payment.errors.ts';
 import { recordTransaction, settleTransaction } from '../payments/transactions.ts';
 import { CommonErrors, validationError } from '../shared/common.errors.ts';
-import { DomainError } from '../shared/errors.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { runAction } from '../shared/lifecycle.ts';
@@ -73,7 +72,7 @@ export const captureBookingDeposit = defineOperation({
           await flagProblemIfAllowed(tx, origin, await tx.booking.findUniqueOrThrow({ where: { id: booking.id } }));
         }
       });
-      throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
+      throw err;
     }
 
     await ctx.db.$transaction(async (tx) => {

@@ -4,7 +4,6 @@ import { originOf } from '../events/event.service.ts';
 import { ProcessorErrors } from '../payments/payment.errors.ts';
 import { recordTransaction } from '../payments/transactions.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
-import { DomainError } from '../shared/errors.ts';
 import { found } from '../shared/found.ts';
 import { runAction } from '../shared/lifecycle.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -26,11 +25,7 @@ export const releaseBookingDeposit = defineOperation({
     const record = { ...deposit, bookingState: booking.state };
     depositMachine.check(record, 'release');
     // Releasing a hold twice is harmless, so the processor goes first; the record follows.
-    try {
-      await ctx.processor.releaseDeposit({ holdId: deposit.processorHoldId ?? deposit.id, idempotencyKey: `release:${deposit.id}` });
-    } catch (err) {
-      throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
-    }
+    await ctx.processor.releaseDeposit({ holdId: deposit.processorHoldId ?? deposit.id, idempotencyKey: `release:${deposit.id}` });
     const origin = originOf(ctx);
     await ctx.db.$transaction(async (tx) => {
       await runAction(tx, origin, depositLifecycle, record, 'release', { releasedAt: ctx.now() });

@@ -42,7 +42,7 @@ export const secureBookingDeposit = defineOperation({
       if (err instanceof DomainError && err.type === 'payment_error' && depositMachine.can(record, 'fail')) {
         await ctx.db.$transaction((tx) => runAction(tx, origin, depositLifecycle, record, 'fail'));
       }
-      throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
+      throw err;
     }
     await ctx.db.$transaction((tx) => secureDeposit(tx, origin, booking, ctx.now(), holdId));
     return ctx.db.deposit.findUniqueOrThrow({ ...query, where: { id: deposit.id } });

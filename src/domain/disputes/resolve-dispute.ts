@@ -6,7 +6,6 @@ import { ProcessorErrors } from '../payments/payment.errors.ts';
 import { recordTransaction } from '../payments/transactions.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
-import { DomainError } from '../shared/errors.ts';
 import { found } from '../shared/found.ts';
 import { runAction } from '../shared/lifecycle.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -39,11 +38,7 @@ export const approveDispute = defineOperation({
     if (collected) {
       // Refunding twice under one key is one refund, so the processor may go first.
       const holdOrPayment = collected.type === 'deposit_capture' ? (await ctx.db.deposit.findUnique({ where: { bookingId: charge.bookingId } }))?.processorHoldId : charge.processorPaymentId;
-      try {
-        await ctx.processor.refund({ processorPaymentId: holdOrPayment ?? charge.id, amountCents: collected.amountCents, idempotencyKey: `dispute:${dispute.id}` });
-      } catch (err) {
-        throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
-      }
+      await ctx.processor.refund({ processorPaymentId: holdOrPayment ?? charge.id, amountCents: collected.amountCents, idempotencyKey: `dispute:${dispute.id}` });
     }
     const origin = originOf(ctx);
     const approved = await ctx.db.$transaction(async (tx) => {

@@ -6,7 +6,6 @@ import { readBooking } from '../bookings/get-booking.ts';
 import { originOf } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
-import { DomainError } from '../shared/errors.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { runAction } from '../shared/lifecycle.ts';
@@ -62,7 +61,7 @@ export async function refundPayment(ctx: DomainContext, bookingId: string, input
       await runAction(tx, origin, paymentLifecycle, current, refunded > 0 ? 'reverse_refund_partially' : 'reverse_refund', { amountRefundedCents: refunded });
       await settleTransaction(tx, transactionId, 'failed');
     });
-    throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
+    throw err;
   }
   await ctx.db.$transaction((tx) => settleTransaction(tx, transactionId, 'succeeded'));
   return wantsRelations(query) ? ctx.db.payment.findUniqueOrThrow({ ...query, where: { id: payment.id } }) : (reserved satisfies Payment);

@@ -55,7 +55,7 @@ export const retryBookingPayment = defineOperation({
         await applyBookingAction(tx, origin, submitted, 'payment_failed');
         await runAction(tx, origin, paymentLifecycle, current, 'fail', { failureCode: 'processor_unavailable', failureMessage: 'The payment processor could not be reached.' });
       });
-      throw err instanceof DomainError ? err : ProcessorErrors.unavailable((err as Error).message);
+      throw err;
     }
     await ctx.db.$transaction((tx) => recordPaymentSuccess(tx, origin, submitted));
     return ctx.db.payment.findUniqueOrThrow({ ...(query as PrismaQuery), where: { id: payment.id } });
