@@ -26,6 +26,8 @@ export interface AppConfig {
   /** Host names that serve only one environment (unset: one host serves both, the key decides). */
   sandboxHost: string | undefined;
   productionHost: string | undefined;
+  /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
+  stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
 }
 
 function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -43,6 +45,18 @@ function privateUrls(env: NodeJS.ProcessEnv): PrivateTargetPolicy {
     throw new Error(`WEBHOOK_PRIVATE_URLS must be one of ${PRIVATE_TARGET_POLICIES.join(', ')} (default sandbox: private addresses only in the sandbox), got '${raw}'`);
   }
   return raw as PrivateTargetPolicy;
+}
+
+function stripeApiUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.STRIPE_API_URL;
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
+  } catch {
+    // reported below
+  }
+  throw new Error(`STRIPE_API_URL must be an http(s) URL, got '${raw}'`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -66,5 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sandboxRetryScale: num('SANDBOX_RETRY_SCALE', 1, env),
     sandboxHost: env.SANDBOX_HOST || undefined,
     productionHost: env.PRODUCTION_HOST || undefined,
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY || undefined,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+      apiUrl: stripeApiUrl(env),
+      timeoutMs: num('STRIPE_TIMEOUT_MS', 20_000, env),
+      maxNetworkRetries: num('STRIPE_MAX_NETWORK_RETRIES', 1, env),
+    },
   };
 }

@@ -13,8 +13,8 @@ import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './h
 import { sandboxProcessor } from './processors/sandbox-processor.ts';
 import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
-
-const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
+import { stripeProcessor } from './processors/stripe-processor.ts';
+import { stripeEventReader } from './processors/stripe-webhook.ts';
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
 import { attachGraphQLWebSocket } from './http/websocket.ts';
@@ -22,6 +22,14 @@ import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
+
+const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
+
+/** Test keys: the sandbox simulator. Live keys: Stripe when STRIPE_SECRET_KEY is set, else a clear 502. */
+function configuredProcessors(config: AppConfig): EdgeDeps['processors'] {
+  const { secretKey, ...stripe } = config.stripe;
+  return { test: sandboxProcessor(), live: secretKey ? stripeProcessor({ secretKey, ...stripe }) : unconfiguredProcessor() };
+}
 
 export interface App {
   /** The whole API as a fetch handler: REST /v1, GraphQL /graphql, health. */
@@ -90,7 +98,8 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
     // The sandbox simulator for test keys; live payments need a processor configured.
-    processors: reportingProcessors(options.processors ?? { test: sandboxProcessor(), live: unconfiguredProcessor() }),
+    processors: reportingProcessors(options.processors ?? configuredProcessors(config)),
+    readStripeEvent: config.stripe.webhookSecret ? stripeEventReader(config.stripe.webhookSecret) : null,
     pubsub: events.pubsub,
     now,
     limiter,

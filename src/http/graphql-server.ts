@@ -18,6 +18,8 @@ import { useArmor } from './edge/use-armor.ts';
 import { useAudit } from './edge/use-audit.ts';
 import { useBody } from './edge/use-body.ts';
 import { useHealth, type HealthChecks } from './edge/use-health.ts';
+import { useProcessorEvents } from './edge/use-processor-events.ts';
+import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
 import { useOpenApiDocument } from './edge/use-openapi.ts';
@@ -47,6 +49,8 @@ export interface EdgeDeps {
   /** The environment a host name serves, when the operator split them (else null). */
   hostEnvironment(hostname: string): 'live' | 'test' | null;
   health: HealthChecks;
+  /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
+  readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
   routes?: RestRoute[];
 }
@@ -127,6 +131,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
   const plugins: EdgePlugin[] = [
     useRequestFrame(),
     useHealth(deps.health),
+    useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent }),
     useOpenApiDocument(document),
     useRouting(routeLookup(compiled, () => yoga), GRAPHQL_PATH),
     useBody(deps.bodyLimitBytes),

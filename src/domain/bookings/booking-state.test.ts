@@ -50,7 +50,10 @@ describe('booking transition table', () => {
   it('lists next states with guards considered', () => {
     expect(nextStates(facts({ state: 'confirmed', identityGate: 'pending' }))).not.toContain('ready_for_pickup');
     expect(nextStates(facts({ state: 'confirmed' }))).toContain('ready_for_pickup');
-    expect(nextStates(facts({ state: 'canceled' }))).toEqual([]);
+    // A canceled booking goes on to refunded only when money was collected (a refund carried out after the cancellation).
+    expect(nextStates(facts({ state: 'canceled', paymentGate: 'pending' }))).toEqual([]);
+    expect(nextStates(facts({ state: 'canceled', paymentGate: 'satisfied' }))).toEqual(['refunded']);
+    expect(nextStates(facts({ state: 'refunded' }))).toEqual([]);
   });
 });
 

@@ -62,7 +62,9 @@ export const bookingMachine = defineMachine({
   object: 'booking',
   states: BOOKING_STATES,
   initial: ['pending_payment'],
-  terminal: ['canceled', 'refunded'],
+  // Not canceled: a refund carried out after the cancellation (the processor answers later, or
+  // the business refunds afterwards) moves a canceled booking on to refunded.
+  terminal: ['refunded'],
   guards: GUARDS,
   actions: {
     start_checkout: { from: ['pending_payment'], to: 'checkout_started', event: 'booking.checkout_started' },
@@ -81,7 +83,8 @@ export const bookingMachine = defineMachine({
     submit_return: { from: ['active', 'late'], to: 'return_in_review', event: 'return.submitted', verb: 'submit the return of' },
     complete_return: { from: ['return_in_review'], to: 'completed', event: 'rental.completed', verb: 'complete the return of' },
     cancel: { from: BEFORE_PICKUP, to: 'canceled', event: 'booking.canceled' },
-    cancel_with_refund: { from: BEFORE_PICKUP, to: 'refunded', guards: ['payment_collected'], event: 'booking.canceled', verb: 'cancel' },
+    // booking.canceled was emitted with the cancellation; payment.refunded tells of the money.
+    refund_canceled: { from: ['canceled'], to: 'refunded', guards: ['payment_collected'], verb: 'refund' },
     expire_hold: { from: ['pending_payment', 'checkout_started'], to: 'canceled', event: 'booking.canceled', verb: 'expire the hold of' },
     flag_problem: { from: FLAGGABLE, to: 'problem', event: 'booking.problem', verb: 'flag a problem on' },
     resolve_to_confirmed: { from: ['problem'], to: 'confirmed', event: 'booking.confirmed', verb: 'resolve' },

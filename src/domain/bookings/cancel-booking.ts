@@ -1,9 +1,12 @@
-import { CommonErrors } from '../shared/common.errors.ts';
 import { z } from 'zod';
-import type { Payment } from '../../generated/prisma/client.ts';
-import { loadSettings, type BusinessSettings } from '../business/business-settings.ts';
-import { releaseDepositOnCancel, settlePaymentOnCancel } from '../payments/payment-cancel.ts';
+import { loadSettings } from '../business/business-settings.ts';
+import { releaseHeldDeposit } from '../deposits/release-deposit.ts';
+import { depositMachine } from '../deposits/deposit-state.ts';
+import { refundDue, stopPaymentOnCancel } from '../payments/payment-cancel.ts';
+import { carryOutRefund, reserveRefund, type RefundReservation } from '../payments/refund-payment.ts';
 import { originOf } from '../events/event.service.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
+import { DomainError } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { applyBookingAction } from './booking-transitions.ts';
@@ -13,19 +16,11 @@ const cancelInput = z
   .object({ reason: z.string().trim().max(500).nullish().meta({ description: 'Why, in your words; shown as cancellation_reason.' }) })
   .meta({ id: 'CancelBookingInput' });
 
-/** What the cancellation policy refunds (the contract's "Money"). */
-export function refundDue(payment: Pick<Payment, 'state' | 'amountCents' | 'amountRefundedCents'>, startAt: Date, now: Date, settings: Pick<BusinessSettings, 'cancellation_window_hours' | 'late_cancellation_refund_percent'>): number {
-  if (payment.state !== 'succeeded' && payment.state !== 'partially_refunded') return 0;
-  const refundable = payment.amountCents - payment.amountRefundedCents;
-  const inWindow = startAt.getTime() - now.getTime() >= settings.cancellation_window_hours * 3_600_000;
-  return inWindow ? refundable : Math.floor((refundable * settings.late_cancellation_refund_percent) / 100);
-}
-
 export const cancelBooking = defineOperation({
   name: 'cancelBooking',
   summary: 'Cancel a booking',
   description:
-    'Allowed before pickup. A paid booking is refunded by the cancellation policy (in full at least cancellation_window_hours before start_at, else late_cancellation_refund_percent) and ends refunded when money goes back, else canceled; a secured deposit is released.',
+    "Allowed before pickup. The booking is canceled (booking.canceled) and frees its vehicle. A paid booking is refunded through the processor by the cancellation policy (in full at least cancellation_window_hours before start_at, else late_cancellation_refund_percent) and ends refunded once the money went back; a secured deposit's hold is let go. If the processor fails a refund, the booking stays canceled, the refund is given back to the payment (payment.refund_failed) and POST .../refund tries again; a hold the processor did not let go stays secured for POST .../deposit/release.",
   access: { permission: 'bookings:write' },
   args: z.object({ id: id('The booking (bk_...).'), input: cancelInput.nullish() }),
   errors: [CommonErrors.invalidStateTransition],
@@ -34,15 +29,26 @@ export const cancelBooking = defineOperation({
     const { settings } = await loadSettings(ctx);
     const booking = await readBooking(ctx, args.id);
     const now = ctx.now();
-    return ctx.db.$transaction(async (tx) => {
-      const payment = await tx.payment.findUnique({ where: { bookingId: booking.id } });
-      const refundCents = payment ? refundDue(payment, booking.startAt, now, settings) : 0;
-      const origin = originOf(ctx);
+    const origin = originOf(ctx);
+    // The booking's compare-and-set makes this the one cancellation; the refund is reserved with it.
+    const { refund, releasable } = await ctx.db.$transaction(async (tx) => {
       const changes = { canceledAt: now, cancellationReason: args.input?.reason ?? 'requested_by_business' };
-      const canceled = await applyBookingAction(tx, origin, booking, refundCents > 0 ? 'cancel_with_refund' : 'cancel', changes);
-      if (payment) await settlePaymentOnCancel(tx, origin, payment, refundCents, now);
-      await releaseDepositOnCancel(tx, origin, canceled, now);
-      return query && Object.keys(query).length ? tx.booking.findUniqueOrThrow({ ...query, where: { id: booking.id } }) : canceled;
+      const canceled = await applyBookingAction(tx, origin, booking, 'cancel', changes);
+      const payment = await tx.payment.findUnique({ where: { bookingId: booking.id } });
+      const due = payment ? refundDue(payment, booking.startAt, now, settings) : 0;
+      let reservation: RefundReservation | null = null;
+      if (payment && due > 0) reservation = await reserveRefund(tx, origin, payment, due, 'canceled');
+      else if (payment) await stopPaymentOnCancel(tx, origin, payment);
+      const deposit = await tx.deposit.findUnique({ where: { bookingId: booking.id } });
+      const releasable = deposit && depositMachine.can({ ...deposit, bookingState: canceled.state }, 'release') ? { deposit, booking: canceled } : null;
+      return { refund: reservation, releasable };
     });
+    // The money moves after the cancellation is committed; a processor failure leaves it to be retried.
+    const tolerate = (err: unknown) => {
+      if (!(err instanceof DomainError && (err.type === 'integration_error' || err.type === 'payment_error'))) throw err;
+    };
+    if (refund) await carryOutRefund(ctx, origin, refund).catch(tolerate);
+    if (releasable) await releaseHeldDeposit(ctx, origin, releasable.booking, releasable.deposit).catch(tolerate);
+    return ctx.db.booking.findUniqueOrThrow({ ...(query ?? {}), where: { id: booking.id } });
   },
 });

@@ -27,11 +27,13 @@ export const collectCharge = defineOperation({
     const collecting = await ctx.db.$transaction((tx) => runAction(tx, origin, chargeLifecycle, charge, 'collect'));
     // One key per attempt the processor answered: a declined attempt is final, an unanswered one is repeated as it was.
     const declined = await ctx.db.transaction.count({ where: { chargeId: charge.id, type: 'charge', status: 'failed' } });
+    const payment = await ctx.db.payment.findUnique({ where: { bookingId: charge.bookingId }, select: { processorPaymentId: true } });
     let paid: { id: string };
     try {
       paid = await ctx.processor.chargeOffSession({
         bookingId: charge.bookingId,
         customerId: charge.customerId,
+        paymentReference: payment?.processorPaymentId ?? null,
         amountCents: charge.amountCents,
         currency: charge.currency,
         idempotencyKey: `collect:${charge.id}:${declined}`,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { readBooking } from '../bookings/get-booking.ts';
-import { originOf } from '../events/event.service.ts';
+import type { Booking, Deposit } from '../../generated/prisma/client.ts';
+import { originOf, type EventOrigin } from '../events/event.service.ts';
+import type { DomainContext } from '../shared/context.ts';
 import { ProcessorErrors } from '../payments/payment.errors.ts';
 import { recordTransaction } from '../payments/transactions.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
@@ -9,6 +11,19 @@ import { runAction } from '../shared/lifecycle.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { depositLifecycle, depositMachine } from './deposit-state.ts';
+
+/**
+ * Let a secured deposit's hold go: the processor first (releasing twice is harmless), then
+ * `deposit.released` and a deposit_release transaction record it.
+ */
+export async function releaseHeldDeposit(ctx: DomainContext, origin: EventOrigin, booking: Booking, deposit: Deposit): Promise<void> {
+  const record = { ...deposit, bookingState: booking.state };
+  await ctx.processor.releaseDeposit({ holdId: deposit.processorHoldId ?? deposit.id, idempotencyKey: `release:${deposit.id}` });
+  await ctx.db.$transaction(async (tx) => {
+    await runAction(tx, origin, depositLifecycle, record, 'release', { releasedAt: ctx.now() });
+    await recordTransaction(tx, origin, { bookingId: booking.id, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents, currency: deposit.currency });
+  });
+}
 
 export const releaseBookingDeposit = defineOperation({
   name: 'releaseBookingDeposit',
@@ -24,13 +39,7 @@ export const releaseBookingDeposit = defineOperation({
     const deposit = await found(ctx.db.deposit.findUnique({ where: { bookingId: booking.id } }), 'booking', booking.id);
     const record = { ...deposit, bookingState: booking.state };
     depositMachine.check(record, 'release');
-    // Releasing a hold twice is harmless, so the processor goes first; the record follows.
-    await ctx.processor.releaseDeposit({ holdId: deposit.processorHoldId ?? deposit.id, idempotencyKey: `release:${deposit.id}` });
-    const origin = originOf(ctx);
-    await ctx.db.$transaction(async (tx) => {
-      await runAction(tx, origin, depositLifecycle, record, 'release', { releasedAt: ctx.now() });
-      await recordTransaction(tx, origin, { bookingId: booking.id, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents, currency: deposit.currency });
-    });
+    await releaseHeldDeposit(ctx, originOf(ctx), booking, deposit);
     return ctx.db.deposit.findUniqueOrThrow({ ...query, where: { id: deposit.id } });
   },
 });

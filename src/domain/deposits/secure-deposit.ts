@@ -30,10 +30,12 @@ export const secureBookingDeposit = defineOperation({
     depositMachine.check(record, 'secure');
     bookingMachine.check(booking, 'secure_deposit');
     const origin = originOf(ctx);
+    const payment = await ctx.db.payment.findUnique({ where: { bookingId: booking.id }, select: { processorPaymentId: true } });
     let holdId: string;
     try {
       ({ id: holdId } = await ctx.processor.holdDeposit({
         bookingId: booking.id,
+        paymentReference: payment?.processorPaymentId ?? null,
         amountCents: deposit.amountCents,
         currency: deposit.currency,
         idempotencyKey: `deposit:${deposit.id}:${ctx.idempotencyKey ?? newId('request')}`,

@@ -46,6 +46,7 @@ export const createCheckout = defineOperation({
     // attempt's write below never happened.
     const prepared = await ctx.processor.createPayment({
       bookingId: booking.id,
+      customerId: booking.customerId,
       amountCents: payment.amountCents,
       currency: payment.currency,
       idempotencyKey: `checkout:${payment.id}:${ctx.idempotencyKey ?? checkoutId}`,

@@ -1,28 +1,19 @@
-import type { Booking, Payment } from '../../generated/prisma/client.ts';
-import { depositLifecycle, depositMachine } from '../deposits/deposit-state.ts';
+import type { Payment } from '../../generated/prisma/client.ts';
+import type { BusinessSettings } from '../business/business-settings.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
 import { runAction } from '../shared/lifecycle.ts';
-import { recordTransaction } from './transactions.ts';
 import { paymentLifecycle, paymentMachine } from './payment-state.ts';
 
-/** On cancellation: refund what is due (`payment.refunded`), or stop collecting a payment that never succeeded. */
-export async function settlePaymentOnCancel(tx: Db, origin: EventOrigin, payment: Payment, refundCents: number, now: Date): Promise<void> {
-  if (refundCents > 0) {
-    const refunded = payment.amountRefundedCents + refundCents;
-    await runAction(tx, origin, paymentLifecycle, payment, refunded >= payment.amountCents ? 'refund_fully' : 'refund_partially', { amountRefundedCents: refunded });
-    await recordTransaction(tx, origin, { bookingId: payment.bookingId, type: 'refund', status: 'succeeded', amountCents: refundCents, currency: payment.currency });
-  } else if (paymentMachine.can(payment, 'cancel')) {
-    await runAction(tx, origin, paymentLifecycle, payment, 'cancel');
-  }
+/** What the cancellation policy refunds (the contract's "Money"). */
+export function refundDue(payment: Pick<Payment, 'state' | 'amountCents' | 'amountRefundedCents'>, startAt: Date, now: Date, settings: Pick<BusinessSettings, 'cancellation_window_hours' | 'late_cancellation_refund_percent'>): number {
+  if (payment.state !== 'succeeded' && payment.state !== 'partially_refunded') return 0;
+  const refundable = payment.amountCents - payment.amountRefundedCents;
+  const inWindow = startAt.getTime() - now.getTime() >= settings.cancellation_window_hours * 3_600_000;
+  return inWindow ? refundable : Math.floor((refundable * settings.late_cancellation_refund_percent) / 100);
 }
 
-/** A secured deposit goes back to the customer when the booking is canceled (`deposit.released`). */
-export async function releaseDepositOnCancel(tx: Db, origin: EventOrigin, booking: Booking, now: Date): Promise<void> {
-  const deposit = await tx.deposit.findUnique({ where: { bookingId: booking.id } });
-  if (!deposit) return;
-  const record = { ...deposit, bookingState: booking.state };
-  if (!depositMachine.can(record, 'release')) return;
-  await runAction(tx, origin, depositLifecycle, record, 'release', { releasedAt: now });
-  await recordTransaction(tx, origin, { bookingId: booking.id, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents, currency: deposit.currency });
+/** On cancellation, a payment that never succeeded is not collected any more. */
+export async function stopPaymentOnCancel(tx: Db, origin: EventOrigin, payment: Payment): Promise<void> {
+  if (paymentMachine.can(payment, 'cancel')) await runAction(tx, origin, paymentLifecycle, payment, 'cancel');
 }

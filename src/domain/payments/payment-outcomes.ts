@@ -12,10 +12,11 @@ import { recordTransaction } from './transactions.ts';
  * transaction: the booking, its payment and a transaction row change together, each through
  * its table, with their events.
  */
-export async function recordPaymentSuccess(tx: Db, origin: EventOrigin, booking: Booking): Promise<BookingOutcome> {
+export async function recordPaymentSuccess(tx: Db, origin: EventOrigin, booking: Booking, processorPaymentId?: string): Promise<BookingOutcome> {
   const booked = await bookingStep(tx, origin, booking, 'payment_succeeded', { holdExpiresAt: null });
   const payment = await tx.payment.findUniqueOrThrow({ where: { bookingId: booking.id } });
-  await runAction(tx, origin, paymentLifecycle, payment, 'succeed', { failureCode: null, failureMessage: null });
+  // A retry's payment is a new one at the processor: refunds go to it.
+  await runAction(tx, origin, paymentLifecycle, payment, 'succeed', { failureCode: null, failureMessage: null, ...(processorPaymentId ? { processorPaymentId } : {}) });
   await recordTransaction(tx, origin, { bookingId: booking.id, type: 'payment', status: 'succeeded', amountCents: payment.amountCents, currency: payment.currency });
   const advanced = await advanceBooking(tx, origin, booked.booking);
   return { booking: advanced.booking, events: [...booked.events, ...advanced.events] };

@@ -8,6 +8,12 @@ export const PaymentErrors = errorCatalogue('payment', {
     description: "The customer's card was declined; the booking returns to pending_payment so the customer may pay again (payment.failed is emitted first).",
     build: (message: string) => ({ message }),
   },
+  noSavedCard: {
+    type: 'payment_error',
+    code: 'payment_method_missing',
+    description: "There is no saved card to charge without the customer: the booking's payment did not go through checkout. Collect the amount another way.",
+    build: () => ({ message: "The customer has no saved card to charge: the booking was not paid through checkout." }),
+  },
   amountExceedsAvailable: {
     type: 'conflict',
     code: 'amount_exceeds_available',
@@ -40,5 +46,17 @@ export const ProcessorErrors = errorCatalogue('processor', {
     code: 'processor_not_configured',
     description: 'Live payments need a processor: the operator has not set STRIPE_SECRET_KEY. Test keys use the sandbox simulator and never see this.',
     build: () => ({ message: 'Live payments are not configured on this server (no STRIPE_SECRET_KEY); use a test key, or ask the operator to configure the processor.' }),
+  },
+  signatureInvalid: {
+    type: 'invalid_request',
+    code: 'webhook_signature_invalid',
+    description: "A processor event whose signature does not verify against the configured signing secret (STRIPE_WEBHOOK_SECRET), or that is too old: nothing was applied.",
+    build: (detail: string) => ({ message: `The processor event's signature does not verify (${detail}); nothing was applied.` }),
+  },
+  webhookNotConfigured: {
+    type: 'integration_error',
+    code: 'processor_events_not_configured',
+    description: 'Processor events need their signing secret: the operator has not set STRIPE_WEBHOOK_SECRET. Nothing was applied.',
+    build: () => ({ message: 'Processor events are not configured on this server (no STRIPE_WEBHOOK_SECRET); nothing was applied.' }),
   },
 });

@@ -10,15 +10,19 @@ export interface PaymentProcessor {
   /** `sandbox` or `stripe`: shown nowhere, kept for logs and tests. */
   readonly name: string;
   /** A payment the customer completes with `clientSecret` (a PaymentIntent, captured when confirmed). */
-  createPayment(request: { bookingId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<ProcessorPayment>;
+  createPayment(request: { bookingId: string; customerId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<ProcessorPayment>;
   /** Give back part or all of a collected payment. */
   refund(request: { processorPaymentId: string; amountCents: number; idempotencyKey: string }): Promise<{ id: string }>;
-  /** Hold the security deposit on the customer's card (an authorization, captured later only if needed). */
-  holdDeposit(request: { bookingId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
+  /**
+   * Hold the security deposit on the customer's card (an authorization, captured later only
+   * if needed). `paymentReference` is the booking's payment at the processor: the card it was
+   * paid with is the one held (null when the booking was not paid through checkout).
+   */
+  holdDeposit(request: { bookingId: string; paymentReference: string | null; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
   /** Take part or all of a held deposit; the rest of the hold is let go. */
   captureDeposit(request: { holdId: string; amountCents: number; idempotencyKey: string }): Promise<{ id: string }>;
-  /** Charge the customer's saved card without them present (a post-trip charge). */
-  chargeOffSession(request: { bookingId: string; customerId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Charge the customer's saved card (the one `paymentReference` was paid with) without them present: a post-trip charge or a payment retry. */
+  chargeOffSession(request: { bookingId: string; customerId: string; paymentReference: string | null; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
   /** Let a held deposit go (harmless to repeat). */
   releaseDeposit(request: { holdId: string; idempotencyKey: string }): Promise<void>;
 }

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import type { Payment } from '../../generated/prisma/client.ts';
 import { loadSettings } from '../business/business-settings.ts';
-import { refundDue } from '../bookings/cancel-booking.ts';
+import { refundDue } from './payment-cancel.ts';
 import { readBooking } from '../bookings/get-booking.ts';
 import { originOf } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
-import type { DomainContext } from '../shared/context.ts';
+import type { Db, DomainContext } from '../shared/context.ts';
+import type { EventOrigin } from '../events/event.service.ts';
+import { bookingMachine } from '../bookings/booking-state.ts';
+import { applyBookingAction } from '../bookings/booking-transitions.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { runAction } from '../shared/lifecycle.ts';
@@ -22,12 +25,56 @@ const refundInput = z
   })
   .meta({ id: 'RefundInput' });
 
+/** A refund reserved on the payment, not yet carried out at the processor. */
+export interface RefundReservation {
+  transactionId: string;
+  paymentId: string;
+  bookingId: string;
+  processorPaymentId: string;
+  amountCents: number;
+}
+
 /**
- * Give back part or all of a booking's collected payment. The amount is reserved on the
- * payment first (its state table, and a database check that refunds never exceed the payment,
- * hold under concurrency), then the processor refunds it under an idempotency key, then the
- * refund transaction records the outcome. A processor failure gives the reservation back
- * (`payment.refund_failed`) and answers its error: nothing is left half-written.
+ * Reserve a refund in the caller's transaction: the payment's compare-and-set serializes
+ * refunds, and the database's check stops any that would exceed the payment. A pending refund
+ * transaction records it until the processor has answered.
+ */
+export async function reserveRefund(tx: Db, origin: EventOrigin, payment: Payment, amountCents: number, reason: string | null): Promise<RefundReservation & { payment: Payment }> {
+  const refunded = payment.amountRefundedCents + amountCents;
+  const updated = await runAction(tx, origin, paymentLifecycle, payment, refunded >= payment.amountCents ? 'refund_fully' : 'refund_partially', { amountRefundedCents: refunded });
+  const transactionId = newId('transaction');
+  await recordTransaction(tx, origin, { id: transactionId, bookingId: payment.bookingId, type: 'refund', status: 'pending', amountCents, currency: payment.currency, reason });
+  return { transactionId, paymentId: payment.id, bookingId: payment.bookingId, processorPaymentId: payment.processorPaymentId ?? payment.id, amountCents, payment: updated };
+}
+
+/**
+ * Carry out a reserved refund at the processor, under an idempotency key of its own, then
+ * settle it; a canceled booking whose money went back ends refunded. If the processor fails,
+ * the reservation is given back (`payment.refund_failed`), the transaction is failed, and the
+ * processor's error is thrown: nothing is left half-written.
+ */
+export async function carryOutRefund(ctx: DomainContext, origin: EventOrigin, reservation: RefundReservation): Promise<void> {
+  try {
+    await ctx.processor.refund({ processorPaymentId: reservation.processorPaymentId, amountCents: reservation.amountCents, idempotencyKey: `refund:${reservation.transactionId}` });
+  } catch (err) {
+    await ctx.db.$transaction(async (tx) => {
+      const current = await tx.payment.findUniqueOrThrow({ where: { id: reservation.paymentId } });
+      const refunded = current.amountRefundedCents - reservation.amountCents;
+      await runAction(tx, origin, paymentLifecycle, current, refunded > 0 ? 'reverse_refund_partially' : 'reverse_refund', { amountRefundedCents: refunded });
+      await settleTransaction(tx, reservation.transactionId, 'failed');
+    });
+    throw err;
+  }
+  await ctx.db.$transaction(async (tx) => {
+    await settleTransaction(tx, reservation.transactionId, 'succeeded');
+    const booking = await tx.booking.findUniqueOrThrow({ where: { id: reservation.bookingId } });
+    if (bookingMachine.can(booking, 'refund_canceled')) await applyBookingAction(tx, origin, booking, 'refund_canceled');
+  });
+}
+
+/**
+ * Give back part or all of a booking's collected payment: reserved, carried out at the
+ * processor, settled (reserveRefund, carryOutRefund).
  */
 export async function refundPayment(ctx: DomainContext, bookingId: string, input: z.output<typeof refundInput> | null | undefined, query: PrismaQuery = {}) {
   const booking = await readBooking(ctx, bookingId);
@@ -43,28 +90,9 @@ export async function refundPayment(ctx: DomainContext, bookingId: string, input
   if (amount > available) throw PaymentErrors.amountExceedsAvailable('refunded', available, payment.currency);
 
   const origin = originOf(ctx);
-  const transactionId = newId('transaction');
-  // Reserve: the payment's compare-and-set serializes refunds; the database's check stops any that would exceed it.
-  const reserved = await ctx.db.$transaction(async (tx) => {
-    const refunded = payment.amountRefundedCents + amount;
-    const updated = await runAction(tx, origin, paymentLifecycle, payment, refunded >= payment.amountCents ? 'refund_fully' : 'refund_partially', { amountRefundedCents: refunded });
-    await recordTransaction(tx, origin, { id: transactionId, bookingId: booking.id, type: 'refund', status: 'pending', amountCents: amount, currency: payment.currency, reason: input?.reason ?? null });
-    return updated;
-  });
-
-  try {
-    await ctx.processor.refund({ processorPaymentId: payment.processorPaymentId ?? payment.id, amountCents: amount, idempotencyKey: `refund:${transactionId}` });
-  } catch (err) {
-    await ctx.db.$transaction(async (tx) => {
-      const current = await tx.payment.findUniqueOrThrow({ where: { id: payment.id } });
-      const refunded = current.amountRefundedCents - amount;
-      await runAction(tx, origin, paymentLifecycle, current, refunded > 0 ? 'reverse_refund_partially' : 'reverse_refund', { amountRefundedCents: refunded });
-      await settleTransaction(tx, transactionId, 'failed');
-    });
-    throw err;
-  }
-  await ctx.db.$transaction((tx) => settleTransaction(tx, transactionId, 'succeeded'));
-  return wantsRelations(query) ? ctx.db.payment.findUniqueOrThrow({ ...query, where: { id: payment.id } }) : (reserved satisfies Payment);
+  const reservation = await ctx.db.$transaction((tx) => reserveRefund(tx, origin, payment, amount, input?.reason ?? null));
+  await carryOutRefund(ctx, origin, reservation);
+  return wantsRelations(query) ? ctx.db.payment.findUniqueOrThrow({ ...query, where: { id: payment.id } }) : (reservation.payment satisfies Payment);
 }
 
 export const refundBookingPayment = defineOperation({

@@ -38,10 +38,12 @@ export const retryBookingPayment = defineOperation({
     });
     // One key per attempt the processor answered: a declined attempt is final, an unanswered one is repeated as it was.
     const declined = await ctx.db.transaction.count({ where: { bookingId: booking.id, type: 'payment', status: 'failed' } });
+    let paid: { id: string };
     try {
-      await ctx.processor.chargeOffSession({
+      paid = await ctx.processor.chargeOffSession({
         bookingId: booking.id,
         customerId: booking.customerId,
+        paymentReference: payment.processorPaymentId,
         amountCents: payment.amountCents,
         currency: payment.currency,
         idempotencyKey: `payment:${payment.id}:${declined}`,
@@ -57,7 +59,7 @@ export const retryBookingPayment = defineOperation({
       });
       throw err;
     }
-    await ctx.db.$transaction((tx) => recordPaymentSuccess(tx, origin, submitted));
+    await ctx.db.$transaction((tx) => recordPaymentSuccess(tx, origin, submitted, paid.id));
     return ctx.db.payment.findUniqueOrThrow({ ...(query as PrismaQuery), where: { id: payment.id } });
   },
 });

@@ -27,7 +27,8 @@ async function readInto(request: Request, serverContext: ServerContext, setReque
   setRequest(new Request(request.url, { method: request.method, headers: request.headers, body: body === '' ? undefined : body }));
 }
 
-async function readBounded(request: Request, limit: number): Promise<string> {
+/** The body as text, refusing more than `limit` bytes (413). */
+export async function readBounded(request: Request, limit: number): Promise<string> {
   if (Number(request.headers.get('content-length') ?? 0) > limit) throw EdgeErrors.payloadTooLarge(limit);
   if (!request.body) return '';
   const reader = request.body.getReader();

@@ -1,0 +1,34 @@
+import { ProcessorErrors } from '../../domain/payments/payment.errors.ts';
+import { applyProcessorEvent } from '../../domain/payments/processor-events.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { TenantDbFactory } from '../../db/tenant-db.ts';
+import type { ProcessorEventReader } from '../../processors/stripe-webhook.ts';
+import { EdgeErrors } from '../edge.errors.ts';
+import { jsonResponse } from '../error-envelope.ts';
+import { readBounded } from './use-body.ts';
+import { refusing, type EdgePlugin } from './context.ts';
+
+export const STRIPE_EVENTS_PATH = '/v1/processor/stripe/webhook';
+
+/**
+ * POST /v1/processor/stripe/webhook: the processor's events, without an API key (the
+ * signature is the credential). A verified event is applied once (200 with what applying it
+ * did, `duplicate` on a redelivery); a bad signature is 400 and applies nothing, so the
+ * processor's own retries are the only ones that ever land.
+ */
+export function useProcessorEvents(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; bodyLimitBytes: number; readStripeEvent: ProcessorEventReader | null }): EdgePlugin {
+  return {
+    onRequest: refusing(async ({ url, request, serverContext }) => {
+      if (url.pathname !== STRIPE_EVENTS_PATH) return;
+      if (request.method !== 'POST') {
+        serverContext.headers.Allow = 'POST';
+        throw EdgeErrors.methodNotAllowed(`${STRIPE_EVENTS_PATH} takes POST only.`);
+      }
+      if (!deps.readStripeEvent) throw ProcessorErrors.webhookNotConfigured();
+      const body = await readBounded(request, deps.bodyLimitBytes);
+      const event = deps.readStripeEvent(body, request.headers.get('stripe-signature'));
+      const result = await applyProcessorEvent({ prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId }, event);
+      return jsonResponse(200, { object: 'processor_event', id: event.id, type: event.type, outcome: result.outcome, booking_id: result.bookingId });
+    }),
+  };
+}
