@@ -336,6 +336,24 @@ describe.each(ENGINES)('deposits on %s', (engine) => {
     expect(types).toEqual(expect.arrayContaining(['deposit.captured', 'deposit.capture_failed', 'charge.failed']));
   });
 
+  it.runIf(engine === 'postgres')('50 concurrent captures: with one Idempotency-Key the processor captures once; without keys the captures never exceed the hold', async () => {
+    const { booking } = await bookingWithDeposit({ returned: true });
+    const before = scripted.keys.filter((k) => k.startsWith('capture:')).length;
+    const once = await Promise.all(Array.from({ length: 50 }, () => api.post(`/v1/bookings/${booking.id}/deposit/capture`, { amount_cents: 6000 }, { 'idempotency-key': `cap-${booking.id}` })));
+    expect(once.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    expect(once.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+    expect(scripted.keys.filter((k) => k.startsWith('capture:')).length - before).toBe(1);
+    expect((await movements(booking.id)).filter((m: unknown[]) => m[0] === 'deposit_capture')).toEqual([['deposit_capture', 6000, 'succeeded', null, null]]);
+
+    const raced = await bookingWithDeposit({ returned: true });
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post(`/v1/bookings/${raced.booking.id}/deposit/capture`, { amount_cents: 1000 + i })));
+    expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    const captured = (await movements(raced.booking.id)).filter((m: unknown[]) => m[0] === 'deposit_capture' && m[2] === 'succeeded');
+    expect(captured).toHaveLength(answers.filter((a) => a.status === 200).length);
+    expect(captured.reduce((sum: number, m: unknown[]) => sum + (m[1] as number), 0)).toBeLessThanOrEqual(25_000);
+    expect((await api.get(`/v1/bookings/${raced.booking.id}/deposit`)).body.captured_cents).toBe(captured.reduce((sum: number, m: unknown[]) => sum + (m[1] as number), 0));
+  });
+
   it('releases the whole deposit after the return, over GraphQL too', async () => {
     const { booking } = await bookingWithDeposit({ returned: true });
     const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
@@ -440,6 +458,20 @@ describe.each(ENGINES)('charges on %s', (engine) => {
 
     const waived = await api.post(`/v1/charges/${charge.id}/waive`);
     expect(waived.body).toMatchObject({ state: 'waived', next_states: [] });
+  });
+
+  it.runIf(engine === 'postgres')('50 concurrent collections of one charge, with one Idempotency-Key or none: the customer is charged once', async () => {
+    for (const key of [true, false]) {
+      const booking = await activeBooking();
+      const charge = await newCharge(booking.id, 3300);
+      const before = scripted.keys.filter((k) => k.startsWith(`collect:${charge.id}:`)).length;
+      const answers = await Promise.all(Array.from({ length: 50 }, () => api.post(`/v1/charges/${charge.id}/collect`, undefined, key ? { 'idempotency-key': `collect-${charge.id}` } : {})));
+      expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+      expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+      expect(scripted.keys.filter((k) => k.startsWith(`collect:${charge.id}:`)).length - before).toBe(1);
+      const collected = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { type: string }) => x.type === 'charge');
+      expect(collected).toEqual([expect.objectContaining({ amount_cents: 3300, status: 'succeeded', charge_id: charge.id })]);
+    }
   });
 
   it('creates and collects over GraphQL', async () => {
