@@ -63,9 +63,9 @@ export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   // Any input may be refused: its arguments, and the body every POST reads (the input check).
   if (c.list || Object.keys(args?.properties ?? {}).length || c.route.method === 'POST') codes.add('parameter_invalid');
   if ((args?.required ?? []).length || requiresNested(args)) codes.add('parameter_missing');
-  if (c.route.method === 'POST') {
-    for (const code of ['invalid_json', 'payload_too_large', 'nesting_too_deep', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use']) codes.add(code);
-  }
+  // A DELETE's body is read too (and must be empty or a JSON object); only POSTs take Idempotency-Key.
+  if (c.route.method !== 'GET') for (const code of ['invalid_json', 'payload_too_large', 'nesting_too_deep']) codes.add(code);
+  if (c.route.method === 'POST') for (const code of ['idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use']) codes.add(code);
   for (const entry of op?.errors ?? []) codes.add(entry.definition.code);
   return [...codes].map(errorDefinition).sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
 
 /** All configuration is environment variables (listed in README.md). */
@@ -26,6 +27,10 @@ export interface AppConfig {
   /** Host names that serve only one environment (unset: one host serves both, the key decides). */
   sandboxHost: string | undefined;
   productionHost: string | undefined;
+  /** FILES_DIR: where files' bytes are kept (default: `files` in DATA_DIR). */
+  filesDir: string;
+  /** PUBLIC_URL: the address clients reach this service at, for the file links it hands out (default: the address each request came to). */
+  publicUrl: string | undefined;
   /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
 }
@@ -45,6 +50,18 @@ function privateUrls(env: NodeJS.ProcessEnv): PrivateTargetPolicy {
     throw new Error(`WEBHOOK_PRIVATE_URLS must be one of ${PRIVATE_TARGET_POLICIES.join(', ')} (default sandbox: private addresses only in the sandbox), got '${raw}'`);
   }
   return raw as PrivateTargetPolicy;
+}
+
+function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && !url.search) return url.origin;
+  } catch {
+    // reported below
+  }
+  throw new Error(`PUBLIC_URL must be an http(s) origin such as https://api.example.com, got '${raw}'`);
 }
 
 function stripeApiUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -80,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sandboxRetryScale: num('SANDBOX_RETRY_SCALE', 1, env),
     sandboxHost: env.SANDBOX_HOST || undefined,
     productionHost: env.PRODUCTION_HOST || undefined,
+    filesDir: env.FILES_DIR || join(env.DATA_DIR || './data', 'files'),
+    publicUrl: publicUrl(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,

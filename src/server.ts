@@ -15,6 +15,9 @@ import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
 import { stripeProcessor } from './processors/stripe-processor.ts';
 import { stripeEventReader } from './processors/stripe-webhook.ts';
+import { directoryStorage } from './storage/directory-storage.ts';
+import { fileLinkSigner } from './domain/files/file-links.ts';
+import { platformSecret } from './platform/secrets.ts';
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
 import { attachGraphQLWebSocket } from './http/websocket.ts';
@@ -99,6 +102,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
     // The sandbox simulator for test keys; live payments need a processor configured.
     processors: reportingProcessors(options.processors ?? configuredProcessors(config)),
+    files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
     readStripeEvent: config.stripe.webhookSecret ? stripeEventReader(config.stripe.webhookSecret) : null,
     pubsub: events.pubsub,
     now,

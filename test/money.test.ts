@@ -401,7 +401,7 @@ describe.each(ENGINES)('charges on %s', (engine) => {
     expect(charge).toEqual({
       object: 'charge', id: expect.stringMatching(/^chg_/), livemode: false, booking_id: booking.id, customer_id: booking.customer_id, type: 'fuel', state: 'pending',
       amount_cents: 4200, currency: 'usd', description: 'Tank returned a quarter full', failure_code: null, metadata: { receipt: 'F-9' }, created_at: expect.any(String),
-      next_states: ['processing', 'succeeded', 'failed', 'waived', 'disputed'],
+      next_states: ['processing', 'succeeded', 'failed', 'waived', 'disputed'], evidence: [],
     });
     expect((await api.get(`/v1/charges/${charge.id}`)).body).toEqual(charge);
     expect((await api.get(`/v1/customers/${booking.customer_id}/charges`)).body.data.map((c: { id: string }) => c.id)).toContain(charge.id);
@@ -516,7 +516,7 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       object: 'dispute', id: expect.stringMatching(/^dsp_/), livemode: false, charge_id: charge.id, booking_id: booking.id, state: 'open', reason: 'damage_preexisting',
-      description: 'The scratch is in the pickup photos.', metadata: { ticket: 'Z-3' }, created_at: expect.any(String), next_states: ['under_review', 'approved', 'closed'],
+      description: 'The scratch is in the pickup photos.', metadata: { ticket: 'Z-3' }, created_at: expect.any(String), next_states: ['under_review', 'approved', 'closed'], evidence: [],
     });
     const disputeId = res.body.id;
     expect((await api.get(`/v1/charges/${charge.id}`)).body).toMatchObject({ state: 'disputed' });

@@ -2,12 +2,13 @@ import type { RestRoute } from '../route.ts';
 import { bookingRoutes } from './bookings.ts';
 import { customerRoutes } from './customers.ts';
 import { developerRoutes } from './developers.ts';
+import { fileRoutes } from './files.ts';
 import { fleetRoutes } from './fleet.ts';
 import { moneyRoutes } from './money.ts';
 import { sandboxRoutes } from './sandbox.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...moneyRoutes, ...customerRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...developerRoutes, ...sandboxRoutes];
 
 /** REST names of the Relay arguments of list routes (the contract's "Lists"). */
 export const LIST_PARAMS: Record<string, string> = { first: 'limit', after: 'starting_after', before: 'ending_before' };

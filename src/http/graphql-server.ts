@@ -19,6 +19,9 @@ import { useAudit } from './edge/use-audit.ts';
 import { useBody } from './edge/use-body.ts';
 import { useHealth, type HealthChecks } from './edge/use-health.ts';
 import { useProcessorEvents } from './edge/use-processor-events.ts';
+import { useFileTransfer } from './edge/use-file-transfer.ts';
+import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
+import type { FileStorage } from '../domain/files/file-storage.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
@@ -49,6 +52,8 @@ export interface EdgeDeps {
   /** The environment a host name serves, when the operator split them (else null). */
   hostEnvironment(hostname: string): 'live' | 'test' | null;
   health: HealthChecks;
+  /** Files' bytes, and the key that signs links to them. */
+  files: { storage: FileStorage; signer: FileLinkSigner; publicUrl: string | undefined };
   /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
@@ -56,6 +61,9 @@ export interface EdgeDeps {
 }
 
 export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
+
+/** The scheme, host and port the caller reached (links the API hands out point back there). */
+const originOf = (request: Request | undefined) => (request ? new URL(request.url).origin : '');
 
 /** The domain context of an operation: the caller's tenant-scoped database, who calls, the clock. */
 function useDomainContext(deps: EdgeDeps): EdgePlugin {
@@ -67,7 +75,8 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
       const tenant = { businessId: principal.businessId, livemode: principal.livemode };
       const graphql: GraphQLContext = {
         domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
-          processor: principal.livemode ? deps.processors.live : deps.processors.test, now: deps.now },
+          processor: principal.livemode ? deps.processors.live : deps.processors.test, now: deps.now,
+          files: fileAccess(deps.files.storage, deps.files.signer, deps.files.publicUrl ?? originOf(context.request)) },
         pubsub: deps.pubsub,
       };
       extendContext(graphql as never);
@@ -131,6 +140,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
   const plugins: EdgePlugin[] = [
     useRequestFrame(),
     useHealth(deps.health),
+    useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent }),
     useOpenApiDocument(document),
     useRouting(routeLookup(compiled, () => yoga), GRAPHQL_PATH),

@@ -9,6 +9,7 @@ import './payment.ts';
 import './charge.ts';
 import './message.ts';
 import './dispute.ts';
+import './file.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';

@@ -1,4 +1,7 @@
 import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createBusiness, type CreatedBusiness } from '../../src/platform/businesses.ts';
@@ -18,6 +21,8 @@ export interface TestApp {
   /** The business every test acts as, and a second one (a foreign tenant). */
   business: CreatedBusiness;
   other: CreatedBusiness;
+  /** Where this app keeps files' bytes (a directory of its own). */
+  filesDir: string;
   close(): Promise<void>;
 }
 
@@ -25,7 +30,8 @@ export interface TestApp {
 export async function startTestApp(engine: Engine, overrides: Partial<AppConfig> = {}, options: { routes?: RestRoute[]; processors?: Parameters<typeof buildApp>[0]['processors'] } = {}): Promise<TestApp> {
   const pg = engine === 'postgres' ? await createTestPostgresDatabase() : null;
   const db = await openDatabase(pg ? { databaseUrl: pg.url } : { dataDir: 'memory://' });
-  const config = { ...loadConfig({}), holdSweepMs: 0, rateLimitLive: 100_000, rateLimitTest: 100_000, ...overrides };
+  const filesDir = await mkdtemp(join(tmpdir(), 'rental-files-'));
+  const config = { ...loadConfig({}), holdSweepMs: 0, rateLimitLive: 100_000, rateLimitTest: 100_000, filesDir, ...overrides };
   const app = await buildApp({ db, config, routes: options.routes, processors: options.processors });
   const server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
@@ -37,10 +43,12 @@ export async function startTestApp(engine: Engine, overrides: Partial<AppConfig>
     baseUrl: `http://127.0.0.1:${port}`,
     business,
     other,
+    filesDir: config.filesDir,
     async close() {
       await app.close();
       await db.close();
       await pg?.drop();
+      await rm(filesDir, { recursive: true, force: true });
     },
   };
 }

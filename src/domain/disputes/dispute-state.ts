@@ -16,6 +16,8 @@ export const disputeMachine = defineMachine({
   terminal: ['approved', 'closed'],
   actions: {
     review: { from: ['open'], to: 'under_review', event: 'dispute.updated', verb: 'start reviewing' },
+    // Evidence is what a review weighs: adding it puts the dispute under review.
+    add_evidence: { from: ['open', 'under_review'], to: 'under_review', event: 'dispute.updated', verb: 'add evidence to' },
     approve: { from: ['open', 'under_review'], to: 'approved', event: 'dispute.approved' },
     close: { from: ['open', 'under_review'], to: 'closed', event: 'dispute.closed' },
   },

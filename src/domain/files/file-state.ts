@@ -1,5 +1,8 @@
+import type { File } from '../../generated/prisma/client.ts';
+import type { Lifecycle } from '../shared/lifecycle.ts';
 import { defineMachine } from '../shared/state-machine.ts';
 import { FileErrors } from './file.errors.ts';
+import { presentFile } from './file.fields.ts';
 
 /**
  * A private file (the contract's "Trip"): pending_upload (an upload URL was issued) →
@@ -31,3 +34,15 @@ export const fileMachine = defineMachine({
 });
 
 export type FileAction = keyof typeof fileMachine.actions;
+
+/** A file row with how many open disputes cite it (the delete guard reads it). */
+export type FileRecord = File & { openDisputeCitations: number };
+
+/** Files emit no events: they are private to the business, and their answers say everything. */
+export const fileLifecycle: Lifecycle<FileRecord, FileFacts, FileAction> = {
+  machine: fileMachine,
+  records: (db) => db.file,
+  facts: (file) => file,
+  present: presentFile,
+  bookingId: () => null,
+};

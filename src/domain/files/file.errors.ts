@@ -8,4 +8,31 @@ export const FileErrors = errorCatalogue('file', {
     description: 'The file is evidence of an open dispute and cannot be deleted until the dispute is settled.',
     build: (fileId: string) => ({ message: `File ${fileId} is evidence of an open dispute; it cannot be deleted until the dispute is settled.` }),
   },
+  linkInvalid: {
+    type: 'authorization_error',
+    code: 'file_link_invalid',
+    description: "The upload or download link was not signed by this service for this file, or it has expired (upload links live 15 minutes, download links 5). Ask for a new one: POST /v1/files/upload-url, or GET /v1/files/{id}.",
+    build: (why: 'expired' | 'invalid') => ({ message: why === 'expired' ? 'This file link has expired; ask for a new one.' : 'This file link is not valid; ask for a new one.' }),
+  },
+  typeMismatch: {
+    type: 'validation_error',
+    code: 'file_type_mismatch',
+    description: "The uploaded bytes are not what content_type declared (the type is read from the bytes' signature, not the name), or not one of the accepted types. Nothing was stored.",
+    build: (declared: string, found: string | null) => ({
+      message: `The upload is ${found ?? 'not an accepted type (image/jpeg, image/png, image/webp, image/heic, application/pdf)'}, but ${declared} was declared; nothing was stored.`,
+      param: 'content_type',
+    }),
+  },
+  sizeMismatch: {
+    type: 'validation_error',
+    code: 'file_size_mismatch',
+    description: 'The upload is not the size_bytes declared when its link was made. Nothing was stored.',
+    build: (declared: number, received: number) => ({ message: `The upload has ${received} bytes, but size_bytes was ${declared}; nothing was stored.`, param: 'size_bytes' }),
+  },
+  notUsable: {
+    type: 'validation_error',
+    code: 'file_not_usable',
+    description: 'Evidence must be files of this business and environment that have been uploaded (not pending, expired or deleted).',
+    build: (param: string, fileId: string, why: string) => ({ message: `File ${fileId} cannot be evidence: ${why}.`, param }),
+  },
 });

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { storageKey } from '../files/file-links.ts';
 import { defineOperation } from '../shared/operation.ts';
 
 /** What a reset deletes, children before parents. */
 export const RESET_TABLES = [
-  'webhookDeliveries', 'webhookMessages', 'events', 'disputes', 'transactions', 'charges', 'payments', 'deposits',
+  'webhookDeliveries', 'webhookMessages', 'events', 'evidence', 'disputes', 'transactions', 'charges', 'files', 'payments', 'deposits',
   'identityVerifications', 'agreements', 'insurance', 'messages', 'conversations', 'bookings', 'quotes', 'customers',
   'vehicles', 'auditLogs', 'idempotencyRecords',
 ] as const;
@@ -27,19 +28,22 @@ export interface SandboxReset {
 export const resetSandbox = defineOperation({
   name: 'testReset',
   summary: "Delete the business's sandbox data",
-  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, events, ...) so a scenario can be repeated; API keys, team and webhook endpoints stay.",
+  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, ...) so a scenario can be repeated; API keys, team and webhook endpoints stay.",
   access: { permission: 'business:write', sandbox: true },
   args: z.object({}),
   errors: [],
   async run(ctx): Promise<SandboxReset> {
-    const deleted = await ctx.db.$transaction(async (tx) => {
+    const { deleted, stored } = await ctx.db.$transaction(async (tx) => {
+      const stored = await tx.file.findMany({ where: { sha256: { not: null } }, select: { id: true, businessId: true, livemode: true, sha256: true } });
       const steps: Record<ResetTable, () => Promise<{ count: number }>> = {
         webhookDeliveries: () => tx.webhookDelivery.deleteMany({}),
         webhookMessages: () => tx.webhookMessage.deleteMany({}),
         events: () => tx.event.deleteMany({}),
+        evidence: () => tx.evidence.deleteMany({}),
         disputes: () => tx.dispute.deleteMany({}),
         transactions: () => tx.transaction.deleteMany({}),
         charges: () => tx.charge.deleteMany({}),
+        files: () => tx.file.deleteMany({}),
         payments: () => tx.payment.deleteMany({}),
         deposits: () => tx.deposit.deleteMany({}),
         identityVerifications: () => tx.identityVerification.deleteMany({}),
@@ -56,8 +60,10 @@ export const resetSandbox = defineOperation({
       };
       const counts = {} as Record<ResetTable, number>;
       for (const table of RESET_TABLES) counts[table] = (await steps[table]()).count;
-      return counts;
+      return { deleted: counts, stored };
     });
+    // The files' bytes go once their rows are gone (a failure here leaves bytes no row names, never the reverse).
+    for (const file of stored) await ctx.files.storage.remove(storageKey(file));
     return { object: 'sandbox_reset', livemode: false, deleted };
   },
 });

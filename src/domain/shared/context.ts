@@ -2,6 +2,7 @@ import type { TenantDb, TenantScope, TenantTx } from '../../db/tenant-db.ts';
 import type { PrivateTargetPolicy } from '../webhooks/url-policy.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
+import type { FileAccess } from '../files/file-links.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -29,5 +30,7 @@ export interface DomainContext {
   config: DomainConfig;
   /** The payment processor of the caller's environment (the sandbox simulator for test keys). */
   processor: PaymentProcessor;
+  /** Where files' bytes live, and the signed links to them. */
+  files: FileAccess;
   now(): Date;
 }

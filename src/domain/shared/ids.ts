@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   message: 'msg',
   domain: 'dom',
   file: 'file',
+  evidence: 'evd',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
   webhookMessage: 'whm',

@@ -29,8 +29,13 @@ async function readInto(request: Request, serverContext: ServerContext, setReque
 
 /** The body as text, refusing more than `limit` bytes (413). */
 export async function readBounded(request: Request, limit: number): Promise<string> {
+  return (await readBoundedBytes(request, limit)).toString('utf8');
+}
+
+/** The body's bytes, refusing more than `limit` (413) whatever Content-Length says. */
+export async function readBoundedBytes(request: Request, limit: number): Promise<Buffer> {
   if (Number(request.headers.get('content-length') ?? 0) > limit) throw EdgeErrors.payloadTooLarge(limit);
-  if (!request.body) return '';
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -44,5 +49,5 @@ export async function readBounded(request: Request, limit: number): Promise<stri
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

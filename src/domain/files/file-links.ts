@@ -1,0 +1,61 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FileStorage } from './file-storage.ts';
+
+export type FileLinkAction = 'upload' | 'download';
+
+/** How long links live (the contract's "Trip"). */
+export const UPLOAD_LINK_MINUTES = 15;
+export const DOWNLOAD_LINK_MINUTES = 5;
+
+/** The path of a file's upload (PUT) or download (GET) link, before its signature. */
+export const fileLinkPath = (fileId: string, action: FileLinkAction) => `/v1/files/${fileId}/${action}`;
+
+/**
+ * Signed links to a file's bytes, like a bucket's presigned URLs: whoever holds the link may
+ * upload (once, before it expires) or download (for five minutes), and nothing else. The
+ * signature is an HMAC of the file, the action and the expiry under this installation's
+ * secret, shared by all its processes (PlatformSecret).
+ */
+export function fileLinkSigner(secret: string) {
+  const signatureOf = (fileId: string, action: FileLinkAction, expires: number) =>
+    createHmac('sha256', secret).update(`${action}\n${fileId}\n${expires}`).digest('base64url');
+  return {
+    /** `?expires=<unix seconds>&signature=...` for the link. */
+    query(fileId: string, action: FileLinkAction, expiresAt: Date): string {
+      const expires = Math.floor(expiresAt.getTime() / 1000);
+      return `expires=${expires}&signature=${signatureOf(fileId, action, expires)}`;
+    },
+    /** Whether a link's query is ours and still valid at `now`: 'ok', 'expired' or 'invalid'. */
+    verify(fileId: string, action: FileLinkAction, params: URLSearchParams, now: Date): 'ok' | 'expired' | 'invalid' {
+      const expires = Number(params.get('expires'));
+      const given = Buffer.from(params.get('signature') ?? '');
+      if (!Number.isSafeInteger(expires)) return 'invalid';
+      const expected = Buffer.from(signatureOf(fileId, action, expires));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+      return expires * 1000 < now.getTime() ? 'expired' : 'ok';
+    },
+  };
+}
+
+export type FileLinkSigner = ReturnType<typeof fileLinkSigner>;
+
+/** What operations need of files: where bytes live and how to hand out links. */
+export interface FileAccess {
+  storage: FileStorage;
+  /** An absolute link to upload or download the file's bytes, valid until `expiresAt`. */
+  link(fileId: string, action: FileLinkAction, expiresAt: Date): string;
+}
+
+export function fileAccess(storage: FileStorage, signer: FileLinkSigner, baseUrl: string): FileAccess {
+  return {
+    storage,
+    link: (fileId, action, expiresAt) => `${baseUrl}${fileLinkPath(fileId, action)}?${signer.query(fileId, action, expiresAt)}`,
+  };
+}
+
+/**
+ * Where a file's bytes are kept: the service's own key, never the uploader's name. The hash
+ * is part of it, so two uploads racing for one file never overwrite each other's bytes.
+ */
+export const storageKey = (file: { businessId: string; livemode: boolean; id: string; sha256: string | null }) =>
+  `${file.businessId}/${file.livemode ? 'live' : 'test'}/${file.id}/${file.sha256 ?? 'none'}`;

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { File, PrismaClient } from '../../generated/prisma/client.ts';
+import type { TenantDbFactory } from '../../db/tenant-db.ts';
+import type { EventOrigin } from '../events/event.service.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
+import { runAction } from '../shared/lifecycle.ts';
+import { storageKey } from './file-links.ts';
+import type { FileStorage } from './file-storage.ts';
+import { FileErrors } from './file.errors.ts';
+import { fileLifecycle, fileMachine } from './file-state.ts';
+import { sniffContentType } from './file-type.ts';
+
+export interface FileTransferDeps {
+  prisma: PrismaClient;
+  tenantDb: TenantDbFactory;
+  storage: FileStorage;
+  now(): Date;
+}
+
+/** The file a signed link names, in its own business's scope (the one question asked across businesses is whose file it is). */
+async function linkedFile(deps: FileTransferDeps, fileId: string) {
+  const owner = await deps.prisma.file.findUnique({ where: { id: fileId }, select: { businessId: true, livemode: true } });
+  if (!owner) throw CommonErrors.resourceMissing('file', fileId);
+  const db = deps.tenantDb(owner);
+  const file = await db.file.findUniqueOrThrow({ where: { id: fileId } });
+  return { db, file };
+}
+
+/**
+ * The upload a link authorized: the declared size exactly, and the declared type as read from
+ * the bytes. The bytes are stored first, under a key of their own hash; the file is marked
+ * uploaded only after, by a compare-and-set, so a failure leaves it pending_upload and a
+ * second upload racing the first loses cleanly (its bytes are removed).
+ */
+export async function receiveUpload(deps: FileTransferDeps, fileId: string, bytes: Buffer, requestId: string): Promise<File> {
+  const { db, file } = await linkedFile(deps, fileId);
+  const record = { ...file, openDisputeCitations: 0 };
+  fileMachine.check(record, 'upload');
+  if (bytes.length !== file.sizeBytes) throw FileErrors.sizeMismatch(file.sizeBytes, bytes.length);
+  const found = sniffContentType(bytes);
+  if (found !== file.contentType) throw FileErrors.typeMismatch(file.contentType, found);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const key = storageKey({ ...file, sha256 });
+  await deps.storage.put(key, bytes, file.contentType);
+  const origin: EventOrigin = { businessId: file.businessId, livemode: file.livemode, requestId, idempotencyKey: null };
+  try {
+    return await db.$transaction((tx) => runAction(tx, origin, fileLifecycle, record, 'upload', { sha256, uploadedAt: deps.now() }));
+  } catch (err) {
+    // Another upload of this file won (or the file was deleted meanwhile): these bytes are nobody's.
+    const current = await db.file.findUnique({ where: { id: fileId }, select: { sha256: true } });
+    if (current?.sha256 !== sha256) await deps.storage.remove(key);
+    throw err;
+  }
+}
+
+/** The bytes a download link authorized: only of an uploaded file (a deleted one is gone). */
+export async function readDownload(deps: FileTransferDeps, fileId: string): Promise<{ file: File; bytes: Buffer }> {
+  const { file } = await linkedFile(deps, fileId);
+  const bytes = file.state === 'uploaded' ? await deps.storage.get(storageKey(file)) : null;
+  if (!bytes) throw CommonErrors.resourceMissing('file', fileId);
+  return { file, bytes };
+}

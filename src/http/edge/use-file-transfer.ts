@@ -1,0 +1,48 @@
+import { Response } from '@whatwg-node/server';
+import { fileLinkPath, type FileLinkAction, type FileLinkSigner } from '../../domain/files/file-links.ts';
+import { FileErrors } from '../../domain/files/file.errors.ts';
+import { presentFile } from '../../domain/files/file.fields.ts';
+import { readDownload, receiveUpload, type FileTransferDeps } from '../../domain/files/file-transfer.ts';
+import { MAX_FILE_BYTES } from '../../domain/files/file-type.ts';
+import { EdgeErrors } from '../edge.errors.ts';
+import { jsonResponse } from '../error-envelope.ts';
+import { readBoundedBytes } from './use-body.ts';
+import { refusing, type EdgePlugin } from './context.ts';
+
+const LINK = /^\/v1\/files\/(file_[0-9a-z]{1,60})\/(upload|download)$/;
+const METHOD: Record<FileLinkAction, string> = { upload: 'PUT', download: 'GET' };
+
+/**
+ * The signed file links (PUT /v1/files/{id}/upload, GET /v1/files/{id}/download): no API key,
+ * the link's signature is the authorization, as with a bucket's presigned URLs. An upload is
+ * at most 10 MiB; a download is served as an attachment that browsers never sniff.
+ */
+export function useFileTransfer(deps: FileTransferDeps & { signer: FileLinkSigner }): EdgePlugin {
+  return {
+    onRequest: refusing(async ({ url, request, serverContext }) => {
+      const match = LINK.exec(url.pathname);
+      if (!match) return;
+      const [, fileId, action] = match as unknown as [string, string, FileLinkAction];
+      if (request.method !== METHOD[action] && !(action === 'download' && request.method === 'HEAD')) {
+        serverContext.headers.Allow = METHOD[action];
+        throw EdgeErrors.methodNotAllowed(`${fileLinkPath(fileId, action)} takes ${METHOD[action]} only.`);
+      }
+      const verdict = deps.signer.verify(fileId, action, url.searchParams, deps.now());
+      if (verdict !== 'ok') throw FileErrors.linkInvalid(verdict);
+      if (action === 'upload') {
+        const bytes = await readBoundedBytes(request, MAX_FILE_BYTES);
+        return jsonResponse(200, presentFile(await receiveUpload(deps, fileId, bytes, serverContext.requestId)));
+      }
+      const { file, bytes } = await readDownload(deps, fileId);
+      return new Response(request.method === 'HEAD' ? null : new Uint8Array(bytes), {
+        headers: {
+          'content-type': file.contentType,
+          'content-length': String(bytes.length),
+          'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+          'x-content-type-options': 'nosniff',
+          'cache-control': 'private, no-store',
+        },
+      });
+    }),
+  };
+}

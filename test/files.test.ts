@@ -1,0 +1,200 @@
+import { readdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { createBooking, createVehicle } from './support/fixtures.ts';
+import { fileLinkSigner } from '../src/domain/files/file-links.ts';
+
+/*
+ * Files and evidence through the public API: a signed link to upload the bytes (checked
+ * against the declared type from their signature, and the declared size), metadata with a
+ * five-minute download link, deletion, and files cited as evidence of charges and disputes,
+ * which an open dispute keeps from being deleted. On both engines, over REST and GraphQL.
+ */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\u0000'), Buffer.alloc(64, 7), Buffer.from([0xff, 0xd9])]);
+
+describe.each(ENGINES)('files and evidence on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let gql: ReturnType<typeof graphqlClient>;
+  let vehicleId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    vehicleId = (await createVehicle(api)).id;
+  });
+  afterAll(async () => t?.close());
+
+  const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body: new Uint8Array(body) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+
+  async function uploadLink(body: Record<string, unknown> = {}, client = api) {
+    const res = await client.post('/v1/files/upload-url', { purpose: 'damage_evidence', filename: 'bumper.png', content_type: 'image/png', size_bytes: PNG.length, ...body });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; upload_url: string; expires_at: string };
+  }
+
+  async function uploaded(bytes = PNG, contentType = 'image/png', client = api) {
+    const link = await uploadLink({ content_type: contentType, size_bytes: bytes.length, filename: `evidence.${contentType.split('/')[1]}` }, client);
+    const res = await put(link.upload_url, bytes);
+    expect(res.status).toBe(200);
+    return res.body as { id: string };
+  }
+
+  async function activeBooking() {
+    const booking = await createBooking(api, vehicleId);
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure', 'pickup']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    return booking;
+  }
+
+  it('hands out an upload link, takes the bytes there without a key, and answers the metadata with a five-minute download link to the same bytes', async () => {
+    const before = Date.now();
+    const link = await uploadLink();
+    expect(link).toEqual({ object: 'file_upload', id: expect.stringMatching(/^file_/), livemode: false, upload_url: expect.stringContaining(`/v1/files/${link.id}/upload?expires=`), expires_at: expect.any(String) });
+    expect(Date.parse(link.expires_at) - before).toBeGreaterThan(14 * 60_000);
+    expect(Date.parse(link.expires_at) - before).toBeLessThanOrEqual(15 * 60_000 + 1000);
+    expect((await api.get(`/v1/files/${link.id}`)).body).toMatchObject({ state: 'pending_upload', download_url: null });
+
+    const res = await put(link.upload_url, PNG);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'file', id: link.id, state: 'uploaded', content_type: 'image/png', size_bytes: PNG.length, filename: 'bumper.png', purpose: 'damage_evidence' });
+    expect(res.body.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    const file = (await api.get(`/v1/files/${link.id}`)).body;
+    expect(file).toEqual({
+      object: 'file', id: link.id, livemode: false, purpose: 'damage_evidence', filename: 'bumper.png', content_type: 'image/png', size_bytes: PNG.length, state: 'uploaded',
+      sha256: res.body.sha256, uploaded_at: expect.any(String), created_at: expect.any(String), download_url: expect.stringContaining(`/v1/files/${link.id}/download?expires=`), download_url_expires_at: expect.any(String),
+    });
+    expect(Date.parse(file.download_url_expires_at) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+    const download = await fetch(file.download_url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('image/png');
+    expect(download.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''bumper.png");
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await download.arrayBuffer()).equals(PNG)).toBe(true);
+
+    const viaGraphql = await gql(`query($id: ID!) { file(id: $id) { id state contentType downloadUrl downloadUrlExpiresAt } }`, { id: link.id });
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.data.file).toMatchObject({ id: link.id, state: 'uploaded', contentType: 'image/png', downloadUrl: expect.stringContaining('/download?') });
+    expect((await restClient(t.baseUrl, t.other.test_secret_key).get(`/v1/files/${link.id}`)).status).toBe(404);
+    expect((await restClient(t.baseUrl, t.business.live_secret_key).get(`/v1/files/${link.id}`)).status).toBe(404);
+  });
+
+  it('checks the type from the bytes and the size, refuses links that are not ours or have expired, and takes one upload per file', async () => {
+    const disguised = await uploadLink({ content_type: 'image/jpeg', filename: 'photo.jpg' });
+    const mismatch = await put(disguised.upload_url, PNG);
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.error).toMatchObject({ type: 'validation_error', code: 'file_type_mismatch', param: 'content_type' });
+    expect(mismatch.body.error.message).toContain('image/png');
+    const text = await uploadLink({ content_type: 'application/pdf', size_bytes: 11 });
+    expect((await put(text.upload_url, Buffer.from('hello world'))).body.error.code).toBe('file_type_mismatch');
+    const short = await put((await uploadLink({ size_bytes: PNG.length + 1 })).upload_url, PNG);
+    expect(short.body.error).toMatchObject({ code: 'file_size_mismatch', param: 'size_bytes' });
+    expect((await api.get(`/v1/files/${disguised.id}`)).body.state).toBe('pending_upload');
+
+    const link = await uploadLink();
+    const forged = link.upload_url.replace(/signature=[^&]+/, 'signature=AAAA');
+    expect(await put(forged, PNG)).toMatchObject({ status: 403, body: { error: { type: 'authorization_error', code: 'file_link_invalid' } } });
+    const unsigned = link.upload_url.split('?')[0];
+    expect((await put(unsigned, PNG)).status).toBe(403);
+    const secret = (await t.db.prisma.platformSecret.findUniqueOrThrow({ where: { name: 'file_links' } })).value;
+    const expired = `${unsigned}?${fileLinkSigner(secret).query(link.id, 'upload', new Date(Date.now() - 1000))}`;
+    const late = await put(expired, PNG);
+    expect(late.status).toBe(403);
+    expect(late.body.error.message).toMatch(/expired/);
+    const asDownload = link.upload_url.replace('/upload?', '/download?');
+    expect((await fetch(asDownload)).status).toBe(403);
+    expect((await fetch(link.upload_url, { method: 'POST', body: new Uint8Array(PNG) })).status).toBe(405);
+
+    expect((await put(link.upload_url, PNG)).status).toBe(200);
+    const again = await put(link.upload_url, PDF);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'uploaded' });
+
+    const huge = await uploadLink({ size_bytes: 10 * 1024 * 1024 });
+    expect((await put(huge.upload_url, Buffer.alloc(10 * 1024 * 1024 + 1))).status).toBe(413);
+    for (const bad of [{ content_type: 'text/html' }, { size_bytes: 10 * 1024 * 1024 + 1 }, { size_bytes: 0 }, { purpose: 'selfie' }, { filename: '' }]) {
+      const res = await api.post('/v1/files/upload-url', { purpose: 'damage_evidence', filename: 'a.png', content_type: 'image/png', size_bytes: 10, ...bad });
+      expect(res.status).toBe(422);
+      expect(res.body.error.param).toBe(Object.keys(bad)[0]);
+    }
+  });
+
+  it('cites uploaded files as evidence of a charge and of a dispute; an open dispute keeps them from deletion, a settled one lets them go', async () => {
+    const booking = await activeBooking();
+    const [photo, receipt, statement] = [await uploaded(), await uploaded(PDF, 'application/pdf'), await uploaded(JPEG, 'image/jpeg')];
+    const charge = await api.post(`/v1/bookings/${booking.id}/charges`, { type: 'damage', amount_cents: 9000, description: 'Dent in the door', evidence: [photo.id] });
+    expect(charge.status).toBe(201);
+    expect(charge.body.evidence).toEqual([{ file_id: photo.id, description: null, created_at: expect.any(String) }]);
+
+    const added = await api.post(`/v1/charges/${charge.body.id}/evidence`, { file_ids: [receipt.id], description: 'Body shop estimate' });
+    expect(added.status).toBe(200);
+    expect(added.body.evidence.map((e: any) => [e.file_id, e.description])).toEqual([[photo.id, null], [receipt.id, 'Body shop estimate']]);
+
+    const pending = await uploadLink();
+    const foreign = await uploaded(PNG, 'image/png', restClient(t.baseUrl, t.other.test_secret_key));
+    for (const [fileId, why] of [[pending.id, 'pending_upload'], [foreign.id, 'no such file'], ['file_nope', 'no such file']]) {
+      const refused = await api.post(`/v1/charges/${charge.body.id}/evidence`, { file_ids: [fileId] });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ type: 'validation_error', code: 'file_not_usable', param: 'file_ids' });
+      expect(refused.body.error.message).toContain(why);
+    }
+
+    const dispute = await api.post(`/v1/charges/${charge.body.id}/disputes`, { reason: 'damage_preexisting', description: 'It was there at pickup', evidence: [statement.id] });
+    expect(dispute.status).toBe(201);
+    expect(dispute.body).toMatchObject({ state: 'open', evidence: [{ file_id: statement.id, description: null }] });
+    // The charge's evidence is under the dispute too.
+    for (const cited of [photo, statement]) {
+      const refused = await api.call('DELETE', `/v1/files/${cited.id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'file_in_use' });
+    }
+
+    const more = await gql(
+      `mutation($id: ID!, $input: EvidenceInput!) { addDisputeEvidence(id: $id, input: $input) { state evidence { fileId description file { filename contentType } } } }`,
+      { id: dispute.body.id, input: { fileIds: [receipt.id], description: 'Our estimate, again' } },
+    );
+    expect(more.errors).toBeUndefined();
+    expect(more.data.addDisputeEvidence.state).toBe('under_review');
+    expect(more.data.addDisputeEvidence.evidence.map((e: any) => e.file.filename)).toEqual(['evidence.jpeg', 'evidence.pdf']);
+    const updated = (await api.get('/v1/events?type=dispute.updated&limit=100')).body.data.filter((e: any) => e.data.object.id === dispute.body.id);
+    expect(updated).toHaveLength(1);
+
+    expect((await api.post(`/v1/disputes/${dispute.body.id}/close`)).status).toBe(200);
+    const late = await api.post(`/v1/disputes/${dispute.body.id}/evidence`, { file_ids: [photo.id] });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'closed' });
+
+    const downloadUrl = (await api.get(`/v1/files/${photo.id}`)).body.download_url;
+    const deleted = await api.call('DELETE', `/v1/files/${photo.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ id: photo.id, state: 'deleted', download_url: null });
+    expect((await fetch(downloadUrl)).status).toBe(404);
+    expect((await api.call('DELETE', `/v1/files/${photo.id}`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'deleted' });
+    // The charge still shows what it cited.
+    expect((await api.get(`/v1/charges/${charge.body.id}`)).body.evidence.map((e: any) => e.file_id)).toEqual([photo.id, receipt.id]);
+  });
+
+  it('uploads and deletes over GraphQL, and a sandbox reset removes the files with their bytes', async () => {
+    const created = await gql(`mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { id uploadUrl expiresAt file { state } } }`, {
+      input: { purpose: 'return_photo', filename: 'odometer.pdf', contentType: 'application/pdf', sizeBytes: PDF.length },
+    });
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createFileUpload.file).toEqual({ state: 'pending_upload' });
+    expect((await put(created.data.createFileUpload.uploadUrl, PDF)).status).toBe(200);
+    const removed = await gql(`mutation($id: ID!) { deleteFile(id: $id) { id state downloadUrl } }`, { id: created.data.createFileUpload.id });
+    expect(removed.data.deleteFile).toEqual({ id: created.data.createFileUpload.id, state: 'deleted', downloadUrl: null });
+
+    const kept = await uploaded();
+    const stored = async () => (await readdir(t.filesDir, { recursive: true })).filter((p) => p.includes(kept.id));
+    expect((await stored()).length).toBeGreaterThan(0);
+    const reset = await api.post('/v1/test/reset');
+    expect(reset.status).toBe(200);
+    expect(reset.body.deleted.files).toBeGreaterThan(0);
+    expect((await api.get(`/v1/files/${kept.id}`)).status).toBe(404);
+    expect((await stored()).filter((p) => p.split('/').length > 3)).toEqual([]);
+    vehicleId = (await createVehicle(api)).id;
+  });
+});
