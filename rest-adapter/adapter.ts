@@ -12,8 +12,7 @@ import { EdgeErrors } from '../src/http/edge.errors.ts';
 import { classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
 import { inputProblem, unsafeText } from '../src/http/input-safety.ts';
 import { isHandlerRoute, type HandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
-import { LIST_PARAMS } from './routes/index.ts';
-import { fromRest, isConnection, selectionOf, snake, toRest } from './translate.ts';
+import { fromRest, isConnection, restParamName, selectionOf, snake, toRest } from './translate.ts';
 
 export interface CompiledRoute {
   route: RestRoute;
@@ -76,7 +75,7 @@ function pathParam(name: string, raw: string): string {
 function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, query: URLSearchParams, body: unknown): Record<string, unknown> {
   const field = c.field!;
   const sources = c.route.args ?? {};
-  const byRestName = new Map(field.args.filter((a) => !sources[a.name] && !RELAY_ONLY.has(a.name)).map((a) => [LIST_PARAMS[a.name] ?? snake(a.name), a] as const));
+  const byRestName = new Map(field.args.filter((a) => !sources[a.name] && !RELAY_ONLY.has(a.name)).map((a) => [restParamName(a.name), a] as const));
   const variables: Record<string, unknown> = {};
   // A route without a body argument takes no body parameters: a key sent anyway is a typo.
   if (!Object.values(sources).includes('body') && body !== null && typeof body === 'object') {
@@ -110,7 +109,7 @@ function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<st
 }
 
 function coercionError(argName: string, fromBody: boolean, path: ReadonlyArray<string | number>, error: GraphQLError): DomainError {
-  const restPath = [...(fromBody ? [] : [LIST_PARAMS[argName] ?? snake(argName)]), ...path.map((p) => (typeof p === 'string' ? snake(p) : String(p)))];
+  const restPath = [...(fromBody ? [] : [restParamName(argName)]), ...path.map((p) => (typeof p === 'string' ? snake(p) : String(p)))];
   const missing = /Field "(\w+)" of required type .* was not provided/.exec(error.message);
   if (missing) return CommonErrors.parameterMissing([...restPath, snake(missing[1])].join('.'));
   const param = restPath.join('.') || 'body';

@@ -8,8 +8,7 @@ import type { Operation } from '../src/domain/shared/operation.ts';
 import { argumentsSchema, type JsonSchema } from '../src/schema/operation-field.ts';
 import { connectionNodeType, type CompiledRoute } from './adapter.ts';
 import { isHandlerRoute, type JsonRoute } from './route.ts';
-import { LIST_PARAMS } from './routes/index.ts';
-import { isConnection, isEntity, snake } from './translate.ts';
+import { isConnection, isEntity, restParamName, snake } from './translate.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -158,7 +157,7 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     for (const [name, schema] of Object.entries(args.properties ?? {})) {
       if (sources[name]) continue;
       const { description, ...rest } = restSchema(schema);
-      parameters.push({ name: LIST_PARAMS[name] ?? snake(name), in: 'query', required: (args.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) });
+      parameters.push({ name: restParamName(name), in: 'query', required: (args.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) });
     }
     if (c.list) {
       parameters.push(

@@ -3,9 +3,15 @@ import {
   type GraphQLField, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType,
 } from 'graphql';
 import { CommonErrors } from '../src/domain/shared/common.errors.ts';
+import { paramName } from '../src/domain/shared/validation.ts';
 
 /** camelCase → snake_case (REST names); the inverse is looked up from the schema, never guessed. */
 export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** REST names of the Relay arguments of list routes (the contract's "Lists"). */
+const LIST_PARAMS: Record<string, string> = { first: 'limit', after: 'starting_after', before: 'ending_before' };
+/** An argument's REST query parameter: Relay's arguments by their list names (`limit`), the rest by the contract's names (`created[gte]`). */
+export const restParamName = (argName: string): string => LIST_PARAMS[argName] ?? paramName(argName);
 
 /** An object with an `id` is an entity: nested, it appears as its `<name>_id` field instead. */
 export const isEntity = (type: GraphQLObjectType) => 'id' in type.getFields();

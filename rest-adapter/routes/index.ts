@@ -10,5 +10,3 @@ import { sandboxRoutes } from './sandbox.ts';
 /** Every /v1 route, by API group. */
 export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...developerRoutes, ...sandboxRoutes];
 
-/** REST names of the Relay arguments of list routes (the contract's "Lists"). */
-export const LIST_PARAMS: Record<string, string> = { first: 'limit', after: 'starting_after', before: 'ending_before' };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { found } from '../shared/found.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { pageQuery, toPage } from '../shared/pagination.ts';
+import { createdFilters, createdWhere, pageQuery, toPage } from '../shared/pagination.ts';
 import { id } from '../shared/validation.ts';
 
 export const getDispute = defineOperation({
@@ -19,12 +19,13 @@ export const getDispute = defineOperation({
 export const listDisputes = defineOperation({
   name: 'disputes',
   summary: 'List disputes',
-  description: 'Disputes of the business, newest first, filtered by state, charge or booking.',
+  description: 'Disputes of the business, newest first, filtered by state, charge, booking or creation time.',
   access: { permission: 'disputes:read' },
   args: z.object({
     state: z.enum(['open', 'under_review', 'approved', 'closed']).meta({ id: 'DisputeState' }).nullish().meta({ description: 'Only disputes in this state.' }),
     chargeId: id('Only the disputes of this charge (chg_...).').nullish(),
     bookingId: id("Only the disputes of this booking's charges (bk_...).").nullish(),
+    ...createdFilters,
   }),
   errors: [],
   example: { state: 'open' },
@@ -34,6 +35,7 @@ export const listDisputes = defineOperation({
       ...(filter.state ? { state: filter.state } : {}),
       ...(filter.chargeId ? { chargeId: filter.chargeId } : {}),
       ...(filter.bookingId ? { bookingId: filter.bookingId } : {}),
+      ...createdWhere(filter),
       ...p.where,
     };
     return toPage(await ctx.db.dispute.findMany({ ...query, where, orderBy: p.orderBy, take: p.take }), p);

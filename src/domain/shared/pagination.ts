@@ -1,4 +1,5 @@
 import { validationError } from './common.errors.ts';
+import { timestamp } from './validation.ts';
 
 /**
  * Keyset page request (the contract's "Lists"): newest first, cursors are item ids (ids sort
@@ -47,4 +48,16 @@ export function toPage<T>(rows: T[], query: { limit: number; fromEnd: boolean })
   const hasMore = rows.length > query.limit;
   const data = rows.slice(0, query.limit);
   return { data: query.fromEnd ? data.reverse() : data, hasMore };
+}
+
+/** The creation-time filters of every list (`created[gte]`, `created[lt]` over REST). */
+export const createdFilters = {
+  createdGte: timestamp('Only items created at or after this time.').nullish(),
+  createdLt: timestamp('Only items created before this time.').nullish(),
+};
+
+/** The `where` of createdFilters (empty when neither is given). */
+export function createdWhere(filter: { createdGte?: Date | null; createdLt?: Date | null }) {
+  const createdAt = { ...(filter.createdGte ? { gte: filter.createdGte } : {}), ...(filter.createdLt ? { lt: filter.createdLt } : {}) };
+  return Object.keys(createdAt).length ? { createdAt } : {};
 }

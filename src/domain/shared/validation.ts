@@ -15,6 +15,17 @@ export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+const RANGE = /^(.+?)(Gte|Gt|Lte|Lt)$/;
+
+/**
+ * The contract's name of a query parameter: snake_case, and range bounds in Stripe's
+ * brackets (`createdGte` → `created[gte]`, `startAtLt` → `start_at[lt]`).
+ */
+export function paramName(name: string): string {
+  const range = RANGE.exec(name);
+  return range ? `${snakeCase(range[1])}[${range[2].toLowerCase()}]` : snakeCase(name);
+}
+
 /**
  * Parse input against a zod schema; the first issue becomes a `validation_error` whose
  * `param` is the field's contract name (snake_case, dotted for nested fields). The `input`
@@ -27,7 +38,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const path = issue.path[0] === 'input' ? issue.path.slice(1) : issue.path;
   // Field names are ours (snake_case them); keys below `metadata` are the integrator's.
   const metadataAt = path.indexOf('metadata');
-  const param = path.map((p, i) => (typeof p === 'string' && (metadataAt < 0 || i <= metadataAt) ? snakeCase(p) : String(p))).join('.') || 'body';
+  const name = (p: PropertyKey, i: number) => (typeof p !== 'string' || (metadataAt >= 0 && i > metadataAt) ? String(p) : i === 0 && issue.path[0] !== 'input' ? paramName(p) : snakeCase(p));
+  const param = path.map(name).join('.') || 'body';
   const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) == null;
   throw missing ? CommonErrors.parameterMissing(param) : CommonErrors.parameterInvalid(param, `Invalid ${param}: ${issue.message}`);
 }
