@@ -510,6 +510,23 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     return { booking, charge: charge.body };
   }
 
+  it("reads a booking's money in one GraphQL query: payment, deposit, transactions, and charges with their disputes", async () => {
+    const { booking, charge } = await chargeOnActiveBooking(4400);
+    const dispute = (await api.post(`/v1/charges/${charge.id}/disputes`, { reason: 'not_me' })).body;
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const res = await gql(
+      `query($id: ID!) { booking(id: $id) { payment { state amountCents } deposit { state } transactions { type status amountCents } charges { id state disputes { id state } evidence { fileId } } } }`,
+      { id: booking.id },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.booking).toEqual({
+      payment: { state: 'succeeded', amountCents: booking.total_cents },
+      deposit: { state: 'secured' },
+      transactions: [{ type: 'payment', status: 'succeeded', amountCents: booking.total_cents }, { type: 'deposit_hold', status: 'succeeded', amountCents: 25_000 }],
+      charges: [{ id: charge.id, state: 'disputed', disputes: [{ id: dispute.id, state: 'open' }], evidence: [] }],
+    });
+  });
+
   it('opens a dispute that locks the charge, lists it by its filters, and closes it: the charge is collectable again', async () => {
     const { booking, charge } = await chargeOnActiveBooking();
     const res = await api.post(`/v1/charges/${charge.id}/disputes`, { reason: 'damage_preexisting', description: 'The scratch is in the pickup photos.', metadata: { ticket: 'Z-3' } });

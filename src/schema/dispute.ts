@@ -17,6 +17,8 @@ export const Dispute = builder.prismaObject('Dispute', {
   }),
 });
 
+builder.prismaObjectField('Charge', 'disputes', (t) => t.relation('disputes', { description: 'Disputes of the charge, newest first.', query: { orderBy: { id: 'desc' } } }));
+
 const disputes = operationField(listDisputes);
 const dispute = operationField(getDispute);
 const mutations = [createDispute, approveDispute, closeDispute].map((operation) => [operation.name, operationField(operation)] as const);

@@ -72,6 +72,10 @@ const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
   }),
 });
 
+builder.prismaObjectField('Booking', 'transactions', (t) =>
+  t.relation('transactions', { description: 'Every money movement of the booking, oldest first; they reconcile with its payment, deposit and charges.', query: { orderBy: { id: 'asc' } } }),
+);
+
 const checkout = operationField(createCheckout);
 const refund = operationField(refundBookingPayment);
 const retry = operationField(retryBookingPayment);
