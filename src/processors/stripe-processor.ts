@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { PaymentErrors, ProcessorErrors } from '../domain/payments/payment.errors.ts';
 import type { PaymentProcessor } from '../domain/payments/processor.ts';
+import { translatingFailures } from './reported-failures.ts';
 
 export interface StripeSettings {
   /** STRIPE_SECRET_KEY: the platform account's secret key (sk_live_... in production). */
@@ -116,25 +117,10 @@ export function stripeProcessor(settings: StripeSettings): PaymentProcessor {
       return { id: intent.id };
     },
   };
-  return translatingStripeErrors(processor);
+  return translatingFailures(processor, stripeFailure);
 }
 
 /** Stripe's errors in the API's terms; nothing of Stripe's request (or our key) is repeated. */
-function translatingStripeErrors(processor: PaymentProcessor): PaymentProcessor {
-  const translated = { ...processor } as Record<string, unknown>;
-  for (const [name, method] of Object.entries(processor)) {
-    if (typeof method !== 'function') continue;
-    translated[name] = async (...args: unknown[]) => {
-      try {
-        return await (method as (...a: unknown[]) => Promise<unknown>).apply(processor, args);
-      } catch (err) {
-        throw stripeFailure(err);
-      }
-    };
-  }
-  return translated as unknown as PaymentProcessor;
-}
-
 function stripeFailure(err: unknown): unknown {
   if (!(err instanceof Stripe.errors.StripeError)) return err;
   if (err instanceof Stripe.errors.StripeCardError) {

@@ -4,7 +4,7 @@ import { originOf } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id, money, newMetadata } from '../shared/validation.ts';
-import { attachEvidence } from '../files/evidence.ts';
+import { attachEvidence, evidenceFileIds } from '../files/evidence.ts';
 import { FileErrors } from '../files/file.errors.ts';
 import { insertCharge } from './charge-outcomes.ts';
 import { CHARGEABLE_BOOKING_STATES } from './charge-state.ts';
@@ -14,7 +14,7 @@ const chargeInput = z
     type: z.enum(['mileage', 'damage', 'fuel', 'late_return', 'cleaning', 'toll', 'other']).meta({ id: 'ChargeType', description: 'What the charge is for.' }),
     amountCents: money('The amount, in the booking currency\'s minor units.').refine((n) => n > 0, 'must be greater than 0'),
     description: z.string().trim().min(1).max(1000).meta({ description: 'What happened, shown to the customer.' }),
-    evidence: z.array(id('An uploaded file (file_...).')).min(1).max(20).nullish().meta({ description: 'Uploaded files (file_...) that support the charge; more can be added with POST /v1/charges/{id}/evidence.' }),
+    evidence: evidenceFileIds('Uploaded files (file_...) that support the charge; more can be added with POST /v1/charges/{id}/evidence.'),
     metadata: newMetadata,
   })
   .meta({ id: 'CreateChargeInput' });

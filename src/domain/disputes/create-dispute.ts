@@ -4,7 +4,7 @@ import { CommonErrors } from '../shared/common.errors.ts';
 import { found } from '../shared/found.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id, newMetadata } from '../shared/validation.ts';
-import { attachEvidence } from '../files/evidence.ts';
+import { attachEvidence, evidenceFileIds } from '../files/evidence.ts';
 import { FileErrors } from '../files/file.errors.ts';
 import { openDispute } from './open-dispute.ts';
 
@@ -12,7 +12,7 @@ const disputeInput = z
   .object({
     reason: z.string().trim().min(1).max(200).meta({ description: "The customer's reason, in a few words (e.g. damage_preexisting)." }),
     description: z.string().trim().min(1).max(5000).nullish().meta({ description: "The customer's account, in full." }),
-    evidence: z.array(id('An uploaded file (file_...).')).min(1).max(20).nullish().meta({ description: "Uploaded files (file_...) of the customer's side; more can be added with POST /v1/disputes/{id}/evidence." }),
+    evidence: evidenceFileIds("Uploaded files (file_...) of the customer's side; more can be added with POST /v1/disputes/{id}/evidence."),
     metadata: newMetadata,
   })
   .meta({ id: 'CreateDisputeInput' });

@@ -5,6 +5,9 @@ import { newId } from '../shared/ids.ts';
 import { id } from '../shared/validation.ts';
 import { FileErrors } from './file.errors.ts';
 
+/** Evidence cited when a charge or a dispute is created: uploaded files' ids. */
+export const evidenceFileIds = (description: string) => z.array(id('An uploaded file (file_...).')).min(1).max(20).nullish().meta({ description });
+
 /** Evidence as an operation takes it: uploaded files of the caller, with what they show. */
 export const evidenceInput = z
   .object({
