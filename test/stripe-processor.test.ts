@@ -91,6 +91,19 @@ describe.each(ENGINES)('the Stripe adapter on %s', (engine) => {
     expect(events).toHaveLength(1);
   });
 
+  it('gives back a payment that arrives after its booking was canceled (a hold that expired, a customer who paid late), once', async () => {
+    const booking = await createBooking(live, liveVehicle);
+    const checkout = await live.post(`/v1/bookings/${booking.id}/checkout`);
+    expect((await live.post(`/v1/bookings/${booking.id}/cancel`)).body.state).toBe('canceled');
+    const intent = intentOfCheckout(checkout.body.client_secret);
+    const event = stripe.customerPays(intent.id, 'pm_card_visa');
+    const first = await deliver(event);
+    expect(first).toMatchObject({ status: 200, body: { outcome: 'refunded: the payment arrived after the booking was canceled', booking_id: booking.id } });
+    expect((await deliver(event)).body.outcome).toBe('duplicate');
+    expect([...stripe.refunds.values()].filter((r) => r.payment_intent === intent.id).map((r) => r.amount)).toEqual([booking.total_cents]);
+    expect((await live.get(`/v1/bookings/${booking.id}`)).body.state).toBe('canceled');
+  });
+
   it('refuses an event whose signature does not verify (another secret, a changed body, no header, too old): 400 webhook_signature_invalid, nothing applied', async () => {
     const booking = await createBooking(live, liveVehicle);
     const checkout = await live.post(`/v1/bookings/${booking.id}/checkout`);

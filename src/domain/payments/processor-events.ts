@@ -5,6 +5,7 @@ import { bookingMachine } from '../bookings/booking-state.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import { recordPaymentFailure, recordPaymentSuccess, type PaymentFailure } from './payment-outcomes.ts';
 import { paymentMachine } from './payment-state.ts';
+import type { PaymentProcessor } from './processor.ts';
 
 /**
  * What a processor's event says about a rental's payment, in the domain's terms (the
@@ -23,10 +24,13 @@ export interface ProcessorEventInput {
 }
 
 export interface ProcessorEventResult {
-  /** applied, duplicate (seen before), or ignored with why. */
+  /** applied, duplicate (seen before), refunded (paid after the booking was canceled), or ignored with why. */
   outcome: string;
   bookingId: string | null;
 }
+
+/** A checkout paid after its booking stopped waiting for it (the hold expired, or it was canceled). */
+const LATE_PAYMENT = 'refunded: the payment arrived after the booking was canceled';
 
 /**
  * Apply a processor's event to the booking whose payment it names, in that booking's business
@@ -35,7 +39,10 @@ export interface ProcessorEventResult {
  * changes nothing. An event that no longer fits (the payment already settled, the booking
  * canceled meanwhile) is recorded as ignored, with why.
  */
-export async function applyProcessorEvent(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; requestId: string }, event: ProcessorEventInput): Promise<ProcessorEventResult> {
+export async function applyProcessorEvent(
+  deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; requestId: string; processorOf(livemode: boolean): PaymentProcessor },
+  event: ProcessorEventInput,
+): Promise<ProcessorEventResult> {
   const owner = await deps.prisma.payment.findFirst({
     // The processor's ids are its own and unique: the payment names its business and environment.
     where: { processorPaymentId: event.processorPaymentId },
@@ -45,8 +52,9 @@ export async function applyProcessorEvent(deps: { prisma: PrismaClient; tenantDb
   const tenant = { businessId: owner.businessId, livemode: owner.livemode };
   const origin: EventOrigin = { ...tenant, requestId: deps.requestId, idempotencyKey: null };
   const db = deps.tenantDb(tenant);
+  let result: ProcessorEventResult & { lateAmountCents?: number };
   try {
-    return await db.$transaction(async (tx) => {
+    result = await db.$transaction(async (tx) => {
       if (await tx.processorEvent.findUnique({ where: { id: event.id }, select: { id: true } })) return { outcome: 'duplicate', bookingId: owner.bookingId };
       // Recorded first: a concurrent delivery of the same event waits here, then finds it.
       await tx.processorEvent.create({
@@ -60,7 +68,11 @@ export async function applyProcessorEvent(deps: { prisma: PrismaClient; tenantDb
       else if (payment.processorPaymentId !== event.processorPaymentId) outcome = 'ignored: the booking has moved on to another payment';
       else if (says.outcome === 'payment_succeeded') {
         if (paymentMachine.can(payment, 'succeed') && bookingMachine.can(booking, 'payment_succeeded')) await recordPaymentSuccess(tx, origin, booking);
-        else outcome = `ignored: the payment is '${payment.state}' and the booking '${booking.state}'`;
+        else if (payment.state === 'canceled') {
+          // The customer paid a booking no longer waiting for it: the money goes back (below, once recorded).
+          await tx.processorEvent.update({ where: { id: event.id }, data: { outcome: LATE_PAYMENT } });
+          return { outcome: LATE_PAYMENT, bookingId: booking.id, lateAmountCents: payment.amountCents };
+        } else outcome = `ignored: the payment is '${payment.state}' and the booking '${booking.state}'`;
       } else if (paymentMachine.can(payment, 'fail') && payment.state !== 'succeeded' && bookingMachine.can(booking, 'payment_failed')) {
         await recordPaymentFailure(tx, origin, booking, says.failure);
       } else outcome = `ignored: the payment is '${payment.state}' and the booking '${booking.state}'`;
@@ -72,4 +84,15 @@ export async function applyProcessorEvent(deps: { prisma: PrismaClient; tenantDb
     if (isUniqueViolation(err)) return { outcome: 'duplicate', bookingId: owner.bookingId };
     throw err;
   }
+  if (result.lateAmountCents) {
+    // Keyed by the event: a redelivery after a failed refund refunds once. If the processor
+    // fails, the event's record is removed so that the processor's own retry tries again.
+    try {
+      await deps.processorOf(tenant.livemode).refund({ processorPaymentId: event.processorPaymentId, amountCents: result.lateAmountCents, idempotencyKey: `late-payment:${event.id}` });
+    } catch (err) {
+      await db.processorEvent.deleteMany({ where: { id: event.id } });
+      throw err;
+    }
+  }
+  return { outcome: result.outcome, bookingId: result.bookingId };
 }

@@ -1,5 +1,6 @@
 import { ProcessorErrors } from '../../domain/payments/payment.errors.ts';
 import { applyProcessorEvent } from '../../domain/payments/processor-events.ts';
+import type { PaymentProcessor } from '../../domain/payments/processor.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import type { ProcessorEventReader } from '../../processors/stripe-webhook.ts';
@@ -16,7 +17,13 @@ export const STRIPE_EVENTS_PATH = '/v1/processor/stripe/webhook';
  * did, `duplicate` on a redelivery); a bad signature is 400 and applies nothing, so the
  * processor's own retries are the only ones that ever land.
  */
-export function useProcessorEvents(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; bodyLimitBytes: number; readStripeEvent: ProcessorEventReader | null }): EdgePlugin {
+export function useProcessorEvents(deps: {
+  prisma: PrismaClient;
+  tenantDb: TenantDbFactory;
+  bodyLimitBytes: number;
+  readStripeEvent: ProcessorEventReader | null;
+  processors: { test: PaymentProcessor; live: PaymentProcessor };
+}): EdgePlugin {
   return {
     onRequest: refusing(async ({ url, request, serverContext }) => {
       if (url.pathname !== STRIPE_EVENTS_PATH) return;
@@ -27,7 +34,8 @@ export function useProcessorEvents(deps: { prisma: PrismaClient; tenantDb: Tenan
       if (!deps.readStripeEvent) throw ProcessorErrors.webhookNotConfigured();
       const body = await readBounded(request, deps.bodyLimitBytes);
       const event = deps.readStripeEvent(body, request.headers.get('stripe-signature'));
-      const result = await applyProcessorEvent({ prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId }, event);
+      const processorOf = (livemode: boolean) => (livemode ? deps.processors.live : deps.processors.test);
+      const result = await applyProcessorEvent({ prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId, processorOf }, event);
       return jsonResponse(200, { object: 'processor_event', id: event.id, type: event.type, outcome: result.outcome, booking_id: result.bookingId });
     }),
   };
