@@ -42,7 +42,7 @@ function compileJsonRoute(schema: GraphQLSchema, route: JsonRoute) {
   if (!operation) throw new Error(`route ${route.method} ${route.path}: ${route.field} declares no operation`);
   const returned = getNamedType(field.type) as GraphQLObjectType;
   const list = isConnection(returned);
-  const selection = list ? `edges { node { ${selectionOf(connectionNodeType(returned))} } } pageInfo { hasNextPage hasPreviousPage }` : isObjectType(returned) ? selectionOf(returned) : '';
+  const selection = list ? `edges { node { ${selectionOf(connectionNodeType(returned))} } } pageInfo { hasNextPage hasPreviousPage }` : isObjectType(returned) ? selectionOf(returned, true) : '';
   const varDefs = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
   const callArgs = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
   const source = `${rootName.toLowerCase()} Rest${varDefs ? `(${varDefs})` : ''} { ${fieldName}${callArgs ? `(${callArgs})` : ''}${selection ? ` { ${selection} }` : ''} }`;

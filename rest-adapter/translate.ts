@@ -43,9 +43,12 @@ function restShape(type: GraphQLObjectType): RestShape {
   return shape;
 }
 
-/** The GraphQL selection set of a REST object (`__typename` names its `object`). */
-export function selectionOf(type: GraphQLObjectType): string {
-  const parts = isEntity(type) ? ['__typename'] : [];
+/**
+ * The GraphQL selection set of a REST object (`__typename` names its `object`: entities
+ * always, and whatever a route answers at the top, such as `pickup_readiness`).
+ */
+export function selectionOf(type: GraphQLObjectType, top = false): string {
+  const parts = top || isEntity(type) ? ['__typename'] : [];
   for (const field of restFields(type)) {
     const named = getNamedType(field.type);
     parts.push(isObjectType(named) ? `${field.name} { ${selectionOf(named)} }` : field.name);

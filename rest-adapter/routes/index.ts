@@ -6,7 +6,8 @@ import { fileRoutes } from './files.ts';
 import { fleetRoutes } from './fleet.ts';
 import { moneyRoutes } from './money.ts';
 import { sandboxRoutes } from './sandbox.ts';
+import { tripRoutes } from './trip.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...developerRoutes, ...sandboxRoutes];
 

@@ -10,6 +10,7 @@ import './charge.ts';
 import './message.ts';
 import './dispute.ts';
 import './file.ts';
+import './pickup.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';

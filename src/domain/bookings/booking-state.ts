@@ -78,6 +78,8 @@ export const bookingMachine = defineMachine({
     gate_regressed: { from: ['ready_for_pickup'], to: 'confirmed', event: 'booking.confirmed' },
     // Allowed from every pre-pickup state so that an early pickup answers booking_not_ready
     // with the unmet gates (the spec's gating rule 1), not a bare wrong-state conflict.
+    // The pickup's records (photos, odometer) are kept once the booking is paid, before it starts.
+    record_pickup: { from: ['booked', 'confirmed', 'ready_for_pickup'], records: ['mileageOut'], verb: 'record the pickup of' },
     start_rental: { from: BEFORE_PICKUP, to: 'active', guards: [...READINESS, 'booking_confirmed'], refuse: notReady, event: 'rental.started', verb: 'start the rental of' },
     make_late: { from: ['active'], to: 'late', event: 'rental.late', verb: 'make late' },
     submit_return: { from: ['active', 'late'], to: 'return_in_review', event: 'return.submitted', verb: 'submit the return of' },
@@ -107,3 +109,13 @@ export const nextStates = (facts: BookingFacts): BookingState[] => bookingMachin
 
 /** States whose booking no longer occupies its vehicle (the exclusion constraint's complement). */
 export const RELEASED_STATES: readonly BookingState[] = ['canceled', 'refunded'];
+
+/** The readiness gates as `GET .../pickup-readiness` shows them: each gate, its status, and what is missing (null when met). */
+export function readinessGates(facts: BookingFacts): { name: string; status: string; missing: string | null }[] {
+  const status: Record<string, string> = { payment: facts.paymentGate, identity: facts.identityGate, agreement: facts.agreementGate, deposit: facts.depositGate, insurance: facts.insuranceGate };
+  return [...READINESS, 'booking_confirmed' as const].map((guard) => {
+    const name = GATE_OF_GUARD[guard]!;
+    const missing = GUARDS[guard](facts);
+    return { name, status: status[name] ?? (missing ? 'pending' : 'satisfied'), missing };
+  });
+}

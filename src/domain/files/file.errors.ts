@@ -32,7 +32,7 @@ export const FileErrors = errorCatalogue('file', {
   notUsable: {
     type: 'validation_error',
     code: 'file_not_usable',
-    description: 'Evidence must be files of this business and environment that have been uploaded (not pending, expired or deleted).',
-    build: (param: string, fileId: string, why: string) => ({ message: `File ${fileId} cannot be evidence: ${why}.`, param }),
+    description: 'Evidence and trip photos must be files of this business and environment that have been uploaded (not pending, expired or deleted).',
+    build: (param: string, fileId: string, why: string) => ({ message: `File ${fileId} cannot be used: ${why}.`, param }),
   },
 });

@@ -4,7 +4,7 @@ import { defineOperation } from '../shared/operation.ts';
 
 /** What a reset deletes, children before parents. */
 export const RESET_TABLES = [
-  'webhookDeliveries', 'webhookMessages', 'events', 'evidence', 'disputes', 'transactions', 'charges', 'files', 'payments', 'deposits',
+  'webhookDeliveries', 'webhookMessages', 'events', 'evidence', 'disputes', 'transactions', 'charges', 'tripPhotos', 'files', 'payments', 'deposits',
   'identityVerifications', 'agreements', 'insurance', 'messages', 'conversations', 'bookings', 'quotes', 'customers',
   'vehicles', 'auditLogs', 'idempotencyRecords',
 ] as const;
@@ -43,6 +43,7 @@ export const resetSandbox = defineOperation({
         disputes: () => tx.dispute.deleteMany({}),
         transactions: () => tx.transaction.deleteMany({}),
         charges: () => tx.charge.deleteMany({}),
+        tripPhotos: () => tx.tripPhoto.deleteMany({}),
         files: () => tx.file.deleteMany({}),
         payments: () => tx.payment.deleteMany({}),
         deposits: () => tx.deposit.deleteMany({}),

@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   domain: 'dom',
   file: 'file',
   evidence: 'evd',
+  tripPhoto: 'tph',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
   webhookMessage: 'whm',

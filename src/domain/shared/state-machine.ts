@@ -24,6 +24,8 @@ export interface ActionSpec<S extends string, G extends string, F> {
   guards?: readonly G[];
   /** Attributes the action writes with it (a booking's gate). */
   set?: Readonly<Record<string, string>>;
+  /** Attributes the caller records with the action, the state staying (a pickup's odometer). */
+  records?: readonly string[];
   /** The event recorded with the change, carrying the record as its object. */
   event?: string;
   /** The action in words for messages ("verify the identity of"); default: its name. */
@@ -129,7 +131,7 @@ export function validateMachine<S extends string, F extends { state: S }, G exte
     if (rule.from.length === 0) fail(`action '${name}' applies in no state`);
     rule.from.forEach((s) => known(s, `action '${name}'`));
     if (rule.to !== undefined) known(rule.to, `action '${name}'`);
-    if (rule.to === undefined && !rule.set) fail(`action '${name}' changes nothing (no 'to', no 'set')`);
+    if (rule.to === undefined && !rule.set && !rule.records?.length) fail(`action '${name}' changes nothing (no 'to', 'set' or 'records')`);
     (rule.guards ?? []).forEach((g) => guards.has(g) || fail(`action '${name}' uses the unknown guard '${g}'`));
     if (rule.event !== undefined && !isEventType(rule.event)) fail(`action '${name}' emits the unknown event type '${rule.event}'`);
     for (const s of Object.keys(rule.lockedIn ?? {})) {

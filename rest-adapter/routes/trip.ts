@@ -1,0 +1,9 @@
+import type { RestRoute } from '../route.ts';
+
+/** The trip: pickup (readiness, photos, odometer, hand-over). */
+export const tripRoutes: RestRoute[] = [
+  { method: 'GET', path: '/v1/bookings/{booking_id}/pickup-readiness', field: 'Query.pickupReadiness', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/photos', field: 'Mutation.addPickupPhotos', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/mileage', field: 'Mutation.recordPickupMileage', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/complete', field: 'Mutation.completePickup', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+];

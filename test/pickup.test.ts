@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { createBooking, createVehicle } from './support/fixtures.ts';
+
+/*
+ * The pickup through the public API: readiness gate by gate, photos and the odometer, and the
+ * hand-over, refused with booking_not_ready while any gate (the pickup window included) is
+ * unmet. The sandbox stands in only for outside parties (the processor's payment, the
+ * identity provider, the customer's signature).
+ */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+describe.each(ENGINES)('pickup on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  let gql: ReturnType<typeof graphqlClient>;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+  });
+  afterAll(async () => t?.close());
+
+  /** A paid booking of a vehicle of its own, starting in half an hour (inside the default one-hour pickup window). */
+  async function paidBookingStartingSoon() {
+    const vehicle = await createVehicle(api);
+    const start = new Date(Date.now() + 30 * 60_000);
+    start.setUTCSeconds(0, 0);
+    const booking = await createBooking(api, vehicle.id, { start_at: start.toISOString(), end_at: new Date(start.getTime() + 2 * 86_400_000).toISOString() });
+    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
+    return booking;
+  }
+
+  async function uploadedPhoto() {
+    const link = (await api.post('/v1/files/upload-url', { purpose: 'pickup_photo', filename: 'front.png', content_type: 'image/png', size_bytes: PNG.length })).body;
+    expect((await fetch(link.upload_url, { method: 'PUT', body: new Uint8Array(PNG) })).status).toBe(200);
+    return link.id as string;
+  }
+
+  const unmetGates = async (bookingId: string) => {
+    const res = await api.post(`/v1/bookings/${bookingId}/pickup/complete`, { mileage_out: 1000 });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'booking_not_ready' });
+    return res.body.error.unmet_gates as string[];
+  };
+
+  it('shows readiness gate by gate and refuses the hand-over while any gate is unmet, each in turn, then starts the rental', async () => {
+    const booking = await paidBookingStartingSoon();
+    const readiness = await api.get(`/v1/bookings/${booking.id}/pickup-readiness`);
+    expect(readiness.status).toBe(200);
+    expect(readiness.body).toMatchObject({ object: 'pickup_readiness', booking_id: booking.id, ready: false, opens_at: expect.any(String) });
+    expect(readiness.body.gates).toEqual([
+      { name: 'payment', status: 'satisfied', missing: null },
+      { name: 'deposit', status: 'pending', missing: 'security deposit is pending' },
+      { name: 'identity', status: 'pending', missing: 'identity verification is pending' },
+      { name: 'agreement', status: 'pending', missing: 'rental agreement is pending' },
+      { name: 'insurance', status: 'not_required', missing: null },
+      { name: 'confirmation', status: 'satisfied', missing: null },
+      { name: 'pickup_window', status: 'satisfied', missing: null },
+    ]);
+
+    expect(await unmetGates(booking.id)).toEqual(['deposit', 'identity', 'agreement']);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/identity/verify`)).status).toBe(200);
+    expect(await unmetGates(booking.id)).toEqual(['deposit', 'agreement']);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/agreement/sign`)).status).toBe(200);
+    expect(await unmetGates(booking.id)).toEqual(['deposit']);
+    expect((await api.post(`/v1/bookings/${booking.id}/deposit`)).status).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}/pickup-readiness`)).body.ready).toBe(true);
+
+    // The odometer is needed to start: here or recorded before.
+    const noMileage = await api.post(`/v1/bookings/${booking.id}/pickup/complete`);
+    expect(noMileage.status).toBe(422);
+    expect(noMileage.body.error).toMatchObject({ code: 'parameter_missing', param: 'mileage_out' });
+    const mileage = await api.post(`/v1/bookings/${booking.id}/pickup/mileage`, { mileage_out: 48_213 });
+    expect(mileage.body).toEqual({ object: 'pickup', booking_id: booking.id, mileage_out: 48_213, picked_up_at: null, photos: [] });
+    expect((await api.post(`/v1/bookings/${booking.id}/pickup/mileage`, { mileage_out: -1 })).body.error).toMatchObject({ code: 'parameter_invalid', param: 'mileage_out' });
+
+    const photo = await uploadedPhoto();
+    const photos = await api.post(`/v1/bookings/${booking.id}/pickup/photos`, { photos: [{ slot: 'front', file_id: photo }, { slot: 'odometer', file_id: photo }] });
+    expect(photos.status).toBe(200);
+    expect(photos.body.photos).toEqual([
+      { slot: 'front', file_id: photo, created_at: expect.any(String) },
+      { slot: 'odometer', file_id: photo, created_at: expect.any(String) },
+    ]);
+    const bad = await api.post(`/v1/bookings/${booking.id}/pickup/photos`, { photos: [{ slot: 'front', file_id: photo }, { slot: 'rear', file_id: 'file_missing' }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatchObject({ code: 'file_not_usable', param: 'photos.1.file_id' });
+    expect((await api.post(`/v1/bookings/${booking.id}/pickup/photos`, { photos: [{ slot: 'roof', file_id: photo }] })).body.error.param).toBe('photos.0.slot');
+
+    const started = await api.post(`/v1/bookings/${booking.id}/pickup/complete`);
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ id: booking.id, state: 'active', mileage_out: 48_213 });
+    const events = (await api.get(`/v1/events?booking_id=${booking.id}&type=rental.started`)).body.data;
+    expect(events).toHaveLength(1);
+    const again = await api.post(`/v1/bookings/${booking.id}/pickup/complete`);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'active' });
+    expect((await api.post(`/v1/bookings/${booking.id}/pickup/mileage`, { mileage_out: 1 })).status).toBe(409);
+  });
+
+  it('keeps the hand-over shut before the pickup window opens, even with every other gate met', async () => {
+    const booking = await createBooking(api, (await createVehicle(api)).id);
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    const readiness = (await api.get(`/v1/bookings/${booking.id}/pickup-readiness`)).body;
+    expect(readiness.ready).toBe(false);
+    expect(readiness.gates.find((g: any) => g.name === 'pickup_window')).toEqual({ name: 'pickup_window', status: 'pending', missing: expect.stringContaining('the pickup window opens at') });
+    expect(await unmetGates(booking.id)).toEqual(['pickup_window']);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toBe('ready_for_pickup');
+
+    const unpaid = await createBooking(api, (await createVehicle(api)).id);
+    expect((await api.post(`/v1/bookings/${unpaid.id}/pickup/mileage`, { mileage_out: 5 })).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'pending_payment' });
+    expect((await restClient(t.baseUrl, t.other.test_secret_key).get(`/v1/bookings/${booking.id}/pickup-readiness`)).status).toBe(404);
+  });
+
+  it('reads readiness, records the pickup and starts the rental over GraphQL', async () => {
+    const booking = await paidBookingStartingSoon();
+    for (const step of ['identity/verify', 'agreement/sign', 'deposit/secure']) await api.post(`/v1/test/bookings/${booking.id}/${step}`);
+    const readiness = await gql(`query($id: ID!) { pickupReadiness(bookingId: $id) { ready gates { name missing } } }`, { id: booking.id });
+    expect(readiness.data.pickupReadiness.ready).toBe(true);
+    const photo = await uploadedPhoto();
+    const recorded = await gql(
+      `mutation($id: ID!, $input: TripPhotosInput!) { addPickupPhotos(bookingId: $id, input: $input) { bookingId photos { slot fileId file { contentType } } } }`,
+      { id: booking.id, input: { photos: [{ slot: 'interior', fileId: photo }] } },
+    );
+    expect(recorded.errors).toBeUndefined();
+    expect(recorded.data.addPickupPhotos).toEqual({ bookingId: booking.id, photos: [{ slot: 'interior', fileId: photo, file: { contentType: 'image/png' } }] });
+    const started = await gql(`mutation($id: ID!) { completePickup(bookingId: $id, input: { mileageOut: 7 }) { state mileageOut } }`, { id: booking.id });
+    expect(started.errors).toBeUndefined();
+    expect(started.data.completePickup).toEqual({ state: 'active', mileageOut: 7 });
+  });
+});
