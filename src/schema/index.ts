@@ -11,6 +11,7 @@ import './message.ts';
 import './dispute.ts';
 import './file.ts';
 import './pickup.ts';
+import './return.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';

@@ -16,7 +16,7 @@ import { operationField } from './operation-field.ts';
  * test secret keys only. Resolvers delegate to src/domain/sandbox, which runs the production steps.
  */
 
-const Mileage = builder.objectRef<MileageShape>('Mileage').implement({
+export const Mileage = builder.objectRef<MileageShape>('Mileage').implement({
   description: "The spec's mileage object: miles_used = in − out; over_miles beyond the included total; fee = over × extra-mile fee.",
   fields: (t) => ({
     mileageOut: t.exposeInt('mileageOut'),

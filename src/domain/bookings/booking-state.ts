@@ -80,6 +80,8 @@ export const bookingMachine = defineMachine({
     // with the unmet gates (the spec's gating rule 1), not a bare wrong-state conflict.
     // The pickup's records (photos, odometer) are kept once the booking is paid, before it starts.
     record_pickup: { from: ['booked', 'confirmed', 'ready_for_pickup'], records: ['mileageOut'], verb: 'record the pickup of' },
+    // The return's records (photos, odometer) are kept while the vehicle is out.
+    record_return: { from: ['active', 'late'], records: ['mileageIn'], verb: 'record the return of' },
     start_rental: { from: BEFORE_PICKUP, to: 'active', guards: [...READINESS, 'booking_confirmed'], refuse: notReady, event: 'rental.started', verb: 'start the rental of' },
     make_late: { from: ['active'], to: 'late', event: 'rental.late', verb: 'make late' },
     submit_return: { from: ['active', 'late'], to: 'return_in_review', event: 'return.submitted', verb: 'submit the return of' },

@@ -1,3 +1,7 @@
+import type { VehicleReturn } from '../../generated/prisma/client.ts';
+import type { ReturnState } from '../../generated/prisma/enums.ts';
+import { bookingRecordLifecycle } from '../shared/lifecycle.ts';
+import { present } from '../shared/presenter.ts';
 import { defineMachine } from '../shared/state-machine.ts';
 
 /**
@@ -6,8 +10,6 @@ import { defineMachine } from '../shared/state-machine.ts';
  * booking alongside (submit_return, complete_return) and emits the events; this table guards
  * the return record's own steps.
  */
-export type ReturnState = 'not_started' | 'in_progress' | 'submitted' | 'completed';
-
 export const returnMachine = defineMachine({
   object: 'return',
   states: ['not_started', 'in_progress', 'submitted', 'completed'] as const satisfies readonly ReturnState[],
@@ -22,3 +24,9 @@ export const returnMachine = defineMachine({
 });
 
 export type ReturnAction = keyof typeof returnMachine.actions;
+
+const presentReturnRecord = (row: VehicleReturn) =>
+  present('return', { bookingId: { kind: 'id' }, state: { kind: { enum: 'ReturnState' } }, startedAt: { kind: 'datetime', nullable: true }, submittedAt: { kind: 'datetime', nullable: true }, completedAt: { kind: 'datetime', nullable: true } }, row);
+
+/** Return records emit no events of their own: the booking's actions beside them do (return.submitted, rental.completed). */
+export const returnLifecycle = bookingRecordLifecycle<VehicleReturn, ReturnAction>(returnMachine, (db) => db.vehicleReturn, presentReturnRecord);

@@ -5,6 +5,7 @@ import { insertCharge } from '../charges/charge-outcomes.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
 import { computeMileage, type Mileage } from './mileage.ts';
+import { followReturn } from './return-record.ts';
 
 export interface ReturnOutcome extends BookingOutcome {
   /** Null until both odometer readings exist. */
@@ -25,6 +26,7 @@ export async function submitReturn(tx: Db, origin: EventOrigin, booking: Booking
       ? computeMileage({ mileageOut: booking.mileageOut, mileageIn, includedMiles: booking.includedMiles, extraMileFeeCents: booking.extraMileFeeCents, unlimitedMiles: booking.unlimitedMiles })
       : null;
   const { booking: returned, events } = await bookingStep(tx, origin, booking, 'submit_return', { mileageIn, returnedAt: now });
+  await followReturn(tx, origin, booking, 'submit', { submittedAt: now });
   const chargeIds: string[] = [];
   if (mileage && mileage.mileageFeeCents > 0) {
     const charge = await insertCharge(tx, origin, {

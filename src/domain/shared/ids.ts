@@ -25,6 +25,7 @@ export const ID_PREFIX = {
   file: 'file',
   evidence: 'evd',
   tripPhoto: 'tph',
+  vehicleReturn: 'ret',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
   webhookMessage: 'whm',
