@@ -1,11 +1,15 @@
 import type { RestRoute } from '../route.ts';
 
-/** The trip: pickup (readiness, photos, odometer, hand-over) and return (photos, odometer, review). */
+/** The trip: pickup (readiness, photos, odometer, hand-over), vehicle access, and return (photos, odometer, review). */
 export const tripRoutes: RestRoute[] = [
   { method: 'GET', path: '/v1/bookings/{booking_id}/pickup-readiness', field: 'Query.pickupReadiness', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/photos', field: 'Mutation.addPickupPhotos', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/mileage', field: 'Mutation.recordPickupMileage', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/complete', field: 'Mutation.completePickup', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'GET', path: '/v1/bookings/{booking_id}/vehicle-access', field: 'Query.vehicleAccess', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/vehicle-access', field: 'Mutation.configureVehicleAccess', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/vehicle-access/release', field: 'Mutation.releaseVehicleAccess', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/vehicle-access/revoke', field: 'Mutation.revokeVehicleAccess', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}/return', field: 'Query.bookingReturn', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/return/start', field: 'Mutation.startReturn', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/return/photos', field: 'Mutation.addReturnPhotos', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },

@@ -12,6 +12,7 @@ import './dispute.ts';
 import './file.ts';
 import './pickup.ts';
 import './return.ts';
+import './vehicle-access.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';

@@ -26,6 +26,7 @@ export const ID_PREFIX = {
   evidence: 'evd',
   tripPhoto: 'tph',
   vehicleReturn: 'ret',
+  vehicleAccess: 'vac',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
   webhookMessage: 'whm',
