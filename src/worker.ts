@@ -1,10 +1,13 @@
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { startDeliveryWorker, workerOptions } from './webhooks/delivery-worker.ts';
+import { tenantDbFactory } from './db/tenant-db.ts';
+import { startMaintenance } from './jobs/maintenance.ts';
 
 /**
- * `npm run worker`: webhook delivery alone, for running any number of workers beside the API
- * processes (start those with WEBHOOK_WORKER=off). Needs PostgreSQL: the embedded database
+ * `npm run worker`: webhook delivery and the platform's periodic work (expired holds, late
+ * rentals), for running any number of workers beside the API processes (start those with
+ * WEBHOOK_WORKER=off); each sweep's steps are compare-and-sets, so they happen once. Needs PostgreSQL: the embedded database
  * belongs to the one process that opened it, where the worker runs in-process.
  */
 async function main() {
@@ -15,8 +18,16 @@ async function main() {
   }
   const db = await openDatabase({ databaseUrl: config.databaseUrl });
   const worker = await startDeliveryWorker(db, workerOptions(config));
+  const maintenance = startMaintenance({
+    prisma: db.prisma,
+    tenantDb: tenantDbFactory(db.prisma, undefined, { direct: db.direct }),
+    now: () => new Date(),
+    holdSweepMs: config.holdSweepMs,
+    idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
+  });
   console.log(`webhook worker ${process.pid} delivering from PostgreSQL`);
   const stop = async () => {
+    maintenance.stop();
     await worker.stop();
     await db.close();
     process.exit(0);

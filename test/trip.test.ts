@@ -108,3 +108,47 @@ describe.each(ENGINES)('the trip on %s', (engine) => {
     expect(read.data.bookingReturn).toEqual({ state: 'submitted', mileageIn: 1450, photos: [] });
   });
 });
+
+describe.each(ENGINES)('late rentals on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+  // The service's clock, moved forward by the test; the sweep runs every 50 ms.
+  let ahead = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { holdSweepMs: 50 }, { now: () => new Date(Date.now() + ahead) });
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+  });
+  afterAll(async () => t?.close());
+
+  const waitFor = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 100 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+
+  it('moves a rental still out after end_at plus the grace minutes to late, once, by itself', async () => {
+    const vehicle = await createVehicle(api);
+    const start = new Date(Date.now() + 20 * 60_000);
+    start.setUTCSeconds(0, 0);
+    const end = new Date(start.getTime() + 86_400_000);
+    const booking = await createBooking(api, vehicle.id, { start_at: start.toISOString(), end_at: end.toISOString() });
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    expect((await api.post(`/v1/bookings/${booking.id}/pickup/complete`, { mileage_out: 1 })).body.state).toBe('active');
+
+    // Past end_at, within the default 59 minutes of grace: still active.
+    ahead = end.getTime() + 30 * 60_000 - Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toBe('active');
+
+    ahead = end.getTime() + 61 * 60_000 - Date.now();
+    await waitFor(async () => (await api.get(`/v1/bookings/${booking.id}`)).body.state === 'late');
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toBe('late');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const late = (await api.get(`/v1/events?booking_id=${booking.id}&type=rental.late`)).body.data;
+    expect(late).toHaveLength(1);
+    expect(late[0].request_id ?? null).toBeNull();
+
+    // A late rental still comes back the usual way.
+    expect((await api.post(`/v1/bookings/${booking.id}/return/submit`, { mileage_in: 2 })).body.state).toBe('submitted');
+    ahead = 0;
+  });
+});

@@ -1,12 +1,13 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
 import { expireHolds, lapsedHolds } from '../domain/bookings/booking-holds.ts';
+import { markLateRentals, overdueRentals } from '../domain/bookings/booking-lateness.ts';
 import { sweepIdempotencyRecords } from '../http/idempotency.ts';
 
 /**
  * The platform's own periodic work, for every business: bookings whose payment hold ran out
- * are canceled (each through its tenant's scope, like any request), and idempotency keys past
- * their 24 hours are deleted. Any number of processes may run it side by side.
+ * are canceled, rentals out past their end and grace go late (each through its tenant's
+ * scope, like any request), and idempotency keys past their 24 hours are deleted. Any number of processes may run it side by side.
  */
 export function startMaintenance(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; now: () => Date; holdSweepMs: number; idempotencySweepMs: number }) {
   const timers: NodeJS.Timeout[] = [];
@@ -30,6 +31,12 @@ export function startMaintenance(deps: { prisma: PrismaClient; tenantDb: TenantD
     // Which tenants have lapsed holds: the one question asked across businesses.
     const tenants = await deps.prisma.booking.findMany({ where: lapsedHolds(now), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
     for (const tenant of tenants) await expireHolds(deps.tenantDb(tenant), now);
+  });
+  every(deps.holdSweepMs, 'late sweep', async () => {
+    const now = deps.now();
+    // Which tenants have rentals out past their end: the business's grace is applied per tenant.
+    const tenants = await deps.prisma.booking.findMany({ where: overdueRentals(now), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
+    for (const tenant of tenants) await markLateRentals(deps.tenantDb(tenant), tenant.businessId, now);
   });
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
 
