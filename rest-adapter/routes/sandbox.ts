@@ -24,4 +24,6 @@ export const sandboxRoutes: RestRoute[] = [
   { method: 'POST', path: '/v1/test/charges/{charge_id}/dispute', field: 'Mutation.testDisputeCharge', args: { ...charge, input: 'body' }, status: 201, stage: 'later_scope' },
   { method: 'POST', path: '/v1/test/webhooks/{endpoint_id}/send', field: 'Mutation.testSendWebhook', args: { endpointId: 'path.endpoint_id', input: 'body' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/test/reset', field: 'Mutation.testReset', stage: 'later_scope' },
+  { method: 'GET', path: '/v1/test/clock', field: 'Query.testClock', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/test/clock/advance', field: 'Mutation.testAdvanceClock', args: { input: 'body' }, stage: 'later_scope' },
 ];

@@ -20,6 +20,7 @@ import { useBody } from './edge/use-body.ts';
 import { useHealth, type HealthChecks } from './edge/use-health.ts';
 import { useProcessorEvents } from './edge/use-processor-events.ts';
 import { useFileTransfer } from './edge/use-file-transfer.ts';
+import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
@@ -75,7 +76,9 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
       const tenant = { businessId: principal.businessId, livemode: principal.livemode };
       const graphql: GraphQLContext = {
         domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
-          processor: principal.livemode ? deps.processors.live : deps.processors.test, now: deps.now,
+          processor: principal.livemode ? deps.processors.live : deps.processors.test,
+          now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
+          onClockChanged: forgetCachedPrincipals,
           files: fileAccess(deps.files.storage, deps.files.signer, deps.files.publicUrl ?? originOf(context.request)) },
         pubsub: deps.pubsub,
       };

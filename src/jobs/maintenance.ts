@@ -38,6 +38,16 @@ export function startMaintenance(deps: { prisma: PrismaClient; tenantDb: TenantD
     const tenants = await deps.prisma.booking.findMany({ where: overdueRentals(now), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
     for (const tenant of tenants) await markLateRentals(deps.tenantDb(tenant), tenant.businessId, now);
   });
+  every(deps.holdSweepMs, 'sandbox clock sweep', async () => {
+    // Sandboxes whose clock runs ahead: their holds and rentals fall due in their own time.
+    const ahead = await deps.prisma.business.findMany({ where: { sandboxClockOffsetSeconds: { not: 0 } }, select: { id: true, sandboxClockOffsetSeconds: true }, take: 100 });
+    for (const business of ahead) {
+      const now = new Date(deps.now().getTime() + business.sandboxClockOffsetSeconds * 1000);
+      const db = deps.tenantDb({ businessId: business.id, livemode: false });
+      await expireHolds(db, now);
+      await markLateRentals(db, business.id, now);
+    }
+  });
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
 
   return {

@@ -68,6 +68,11 @@ export async function revokeApiKey(db: KeyStore, businessId: string, keyId: stri
 const PRINCIPAL_CACHE_MS = 5_000;
 const principalCache = new Map<string, { principal: Principal; until: number }>();
 
+/** Forget every cached caller (a sandbox clock moved): the next request reads its key again. */
+export function forgetCachedPrincipals(): void {
+  principalCache.clear();
+}
+
 /**
  * Resolve the `Authorization: Bearer <key>` header to the caller. Missing or malformed:
  * `missing_api_key`; unknown or revoked: `invalid_api_key` (both 401). A key seen in the
@@ -90,7 +95,7 @@ export function authenticate(db: KeyStore, authorization: string | null | undefi
 
 /** The key's row, as the caller it stands for (then cached). */
 async function lookUp(db: KeyStore, key: string, hash: string): Promise<Principal> {
-  const row = await db.apiKey.findUnique({ where: { secretHash: hash }, include: { member: true } });
+  const row = await db.apiKey.findUnique({ where: { secretHash: hash }, include: { member: true, business: { select: { sandboxClockOffsetSeconds: true } } } });
   if (!row || row.revokedAt) {
     throw AccessErrors.invalidApiKey(`${key.slice(0, 12)}…${key.slice(-4)}`);
   }
@@ -101,6 +106,7 @@ async function lookUp(db: KeyStore, key: string, hash: string): Promise<Principa
     keyKind: row.kind,
     memberId: row.memberId,
     permissions: permissionsOf(row.member?.role ?? null, row.member?.permissions ?? [], row.permissions),
+    clockOffsetMs: row.livemode ? 0 : row.business.sandboxClockOffsetSeconds * 1000,
   };
   if (principalCache.size > 10_000) principalCache.clear();
   principalCache.set(hash, { principal, until: Date.now() + PRINCIPAL_CACHE_MS });

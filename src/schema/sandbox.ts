@@ -6,6 +6,7 @@ import {
   simulatePaymentFailure, simulatePaymentSuccess, simulatePickup, simulateReturn,
 } from '../domain/sandbox/sandbox-lifecycle.ts';
 import { RESET_TABLES, resetSandbox, type SandboxReset } from '../domain/sandbox/sandbox-reset.ts';
+import { advanceTestClock, getTestClock, type TestClock } from '../domain/sandbox/sandbox-clock.ts';
 import type { BookingSimulation, ChargeSimulation } from '../domain/sandbox/sandbox-simulation.ts';
 import type { Mileage as MileageShape } from '../domain/returns/mileage.ts';
 import { enums } from './enums.ts';
@@ -75,6 +76,17 @@ const SandboxResetRef = builder.objectRef<SandboxReset>('SandboxReset').implemen
   }),
 });
 
+const TestClockRef = builder.objectRef<TestClock>('TestClock').implement({
+  description: "The business's sandbox time, and what the last advance made due.",
+  fields: (t) => ({
+    now: t.expose('now', { type: 'DateTime' }),
+    offsetSeconds: t.exposeInt('offsetSeconds', { description: 'How far the sandbox runs ahead of real time.' }),
+    expiredHolds: t.exposeInt('expiredHolds', { description: 'Unpaid holds the advance expired.' }),
+    lateRentals: t.exposeInt('lateRentals', { description: 'Rentals the advance made late.' }),
+    retriesDue: t.exposeInt('retriesDue', { description: 'Webhook retries the advance made due now.' }),
+  }),
+});
+
 const onBooking = [
   simulatePaymentSuccess, simulatePaymentFailure, simulateIdentityVerified, simulateIdentityRejected, simulateAgreementSigned,
   simulateDepositSecured, simulatePickup, simulateLate, simulateReturn,
@@ -83,6 +95,12 @@ const onCharge = [simulateChargeSuccess, simulateChargeFailure].map((operation) 
 const testBooking = operationField(createTestBooking);
 const dispute = operationField(simulateDispute);
 const reset = operationField(resetSandbox);
+const clock = operationField(getTestClock);
+const advance = operationField(advanceTestClock);
+
+builder.queryFields((t) => ({
+  testClock: clock.plain(t, TestClockRef),
+}));
 
 builder.mutationFields((t) => ({
   testCreateBooking: testBooking.plain(t, BookingSimulationRef),
@@ -90,4 +108,5 @@ builder.mutationFields((t) => ({
   ...Object.fromEntries(onCharge.map(([name, field]) => [name, field.plain(t, ChargeSimulationRef)])),
   testDisputeCharge: dispute.prisma(t, 'Dispute'),
   testReset: reset.plain(t, SandboxResetRef),
+  testAdvanceClock: advance.plain(t, TestClockRef),
 }));

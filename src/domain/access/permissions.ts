@@ -43,6 +43,8 @@ export interface Principal {
   memberId: string | null;
   /** `all` for an unrestricted secret key. */
   permissions: ReadonlySet<Permission> | 'all';
+  /** How far this caller's clock runs ahead of real time: the business's sandbox clock for test keys, 0 for live ones. */
+  clockOffsetMs: number;
 }
 
 /** Who may call an operation, declared once with it (src/domain/shared/operation.ts). */

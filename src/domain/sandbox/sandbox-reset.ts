@@ -28,7 +28,7 @@ export interface SandboxReset {
 export const resetSandbox = defineOperation({
   name: 'testReset',
   summary: "Delete the business's sandbox data",
-  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, ...) so a scenario can be repeated; API keys, team and webhook endpoints stay.",
+  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, ...) and sets the sandbox clock back to real time, so a scenario can be repeated; API keys, team and webhook endpoints stay.",
   access: { permission: 'business:write', sandbox: true },
   args: z.object({}),
   errors: [],
@@ -61,8 +61,11 @@ export const resetSandbox = defineOperation({
       };
       const counts = {} as Record<ResetTable, number>;
       for (const table of RESET_TABLES) counts[table] = (await steps[table]()).count;
+      // The sandbox's clock goes back to real time.
+      await tx.business.update({ where: { id: ctx.tenant.businessId }, data: { sandboxClockOffsetSeconds: 0 } });
       return { deleted: counts, stored };
     });
+    ctx.onClockChanged();
     // The files' bytes go once their rows are gone (a failure here leaves bytes no row names, never the reverse).
     for (const file of stored) await ctx.files.storage.remove(storageKey(file));
     return { object: 'sandbox_reset', livemode: false, deleted };

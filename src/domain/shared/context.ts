@@ -32,5 +32,8 @@ export interface DomainContext {
   processor: PaymentProcessor;
   /** Where files' bytes live, and the signed links to them. */
   files: FileAccess;
+  /** The caller's clock: real time, plus the business's sandbox clock for test keys. */
   now(): Date;
+  /** The sandbox clock moved: callers cached in this process must see it at once. */
+  onClockChanged(): void;
 }

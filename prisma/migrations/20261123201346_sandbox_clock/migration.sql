@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Business" ADD COLUMN     "sandboxClockOffsetSeconds" INTEGER NOT NULL DEFAULT 0;
