@@ -13,8 +13,6 @@ import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './h
 import { sandboxProcessor } from './processors/sandbox-processor.ts';
 import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
-import { stripeProcessor } from './processors/stripe-processor.ts';
-import { stripeEventReader } from './processors/stripe-webhook.ts';
 import { directoryStorage } from './storage/directory-storage.ts';
 import { fileLinkSigner } from './domain/files/file-links.ts';
 import { platformSecret } from './platform/secrets.ts';
@@ -28,10 +26,22 @@ import type { RestRoute } from '../rest-adapter/route.ts';
 
 const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
 
-/** Test keys: the sandbox simulator. Live keys: Stripe when STRIPE_SECRET_KEY is set, else a clear 502. */
-function configuredProcessors(config: AppConfig): EdgeDeps['processors'] {
+/**
+ * Test keys: the sandbox simulator. Live keys: Stripe when STRIPE_SECRET_KEY is set, else a
+ * clear 502. The Stripe SDK is loaded only when configured (it is large, and most
+ * installations that run without it start faster and smaller).
+ */
+async function configuredProcessors(config: AppConfig): Promise<EdgeDeps['processors']> {
   const { secretKey, ...stripe } = config.stripe;
-  return { test: sandboxProcessor(), live: secretKey ? stripeProcessor({ secretKey, ...stripe }) : unconfiguredProcessor() };
+  if (!secretKey) return { test: sandboxProcessor(), live: unconfiguredProcessor() };
+  const { stripeProcessor } = await import('./processors/stripe-processor.ts');
+  return { test: sandboxProcessor(), live: stripeProcessor({ secretKey, ...stripe }) };
+}
+
+async function configuredEventReader(config: AppConfig) {
+  if (!config.stripe.webhookSecret) return null;
+  const { stripeEventReader } = await import('./processors/stripe-webhook.ts');
+  return stripeEventReader(config.stripe.webhookSecret);
 }
 
 export interface App {
@@ -101,9 +111,9 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
     // The sandbox simulator for test keys; live payments need a processor configured.
-    processors: reportingProcessors(options.processors ?? configuredProcessors(config)),
+    processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
     files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
-    readStripeEvent: config.stripe.webhookSecret ? stripeEventReader(config.stripe.webhookSecret) : null,
+    readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,
     now,
     limiter,

@@ -79,7 +79,7 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
           processor: principal.livemode ? deps.processors.live : deps.processors.test,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
-          files: fileAccess(deps.files.storage, deps.files.signer, deps.files.publicUrl ?? originOf(context.request)) },
+          files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request)) },
         pubsub: deps.pubsub,
       };
       extendContext(graphql as never);

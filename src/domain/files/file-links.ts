@@ -46,10 +46,11 @@ export interface FileAccess {
   link(fileId: string, action: FileLinkAction, expiresAt: Date): string;
 }
 
-export function fileAccess(storage: FileStorage, signer: FileLinkSigner, baseUrl: string): FileAccess {
+/** `baseUrl` is asked only when a link is made (most requests make none). */
+export function fileAccess(storage: FileStorage, signer: FileLinkSigner, baseUrl: () => string): FileAccess {
   return {
     storage,
-    link: (fileId, action, expiresAt) => `${baseUrl}${fileLinkPath(fileId, action)}?${signer.query(fileId, action, expiresAt)}`,
+    link: (fileId, action, expiresAt) => `${baseUrl()}${fileLinkPath(fileId, action)}?${signer.query(fileId, action, expiresAt)}`,
   };
 }
 

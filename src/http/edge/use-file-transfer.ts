@@ -18,10 +18,8 @@ const METHOD: Record<FileLinkAction, string> = { upload: 'PUT', download: 'GET' 
  * at most 10 MiB; a download is served as an attachment that browsers never sniff.
  */
 export function useFileTransfer(deps: FileTransferDeps & { signer: FileLinkSigner }): EdgePlugin {
-  return {
-    onRequest: refusing(async ({ url, request, serverContext }) => {
-      const match = LINK.exec(url.pathname);
-      if (!match) return;
+  const serve = refusing(async ({ url, request, serverContext }) => {
+      const match = LINK.exec(url.pathname)!;
       const [, fileId, action] = match as unknown as [string, string, FileLinkAction];
       if (request.method !== METHOD[action] && !(action === 'download' && request.method === 'HEAD')) {
         serverContext.headers.Allow = METHOD[action];
@@ -43,6 +41,9 @@ export function useFileTransfer(deps: FileTransferDeps & { signer: FileLinkSigne
           'cache-control': 'private, no-store',
         },
       });
-    }),
+    });
+  return {
+    // Every other request passes at once, without a promise.
+    onRequest: (payload) => (payload.url.pathname.startsWith('/v1/files/') && LINK.test(payload.url.pathname) ? serve(payload) : undefined),
   };
 }

@@ -24,9 +24,7 @@ export function useProcessorEvents(deps: {
   readStripeEvent: ProcessorEventReader | null;
   processors: { test: PaymentProcessor; live: PaymentProcessor };
 }): EdgePlugin {
-  return {
-    onRequest: refusing(async ({ url, request, serverContext }) => {
-      if (url.pathname !== STRIPE_EVENTS_PATH) return;
+  const serve = refusing(async ({ request, serverContext }) => {
       if (request.method !== 'POST') {
         serverContext.headers.Allow = 'POST';
         throw EdgeErrors.methodNotAllowed(`${STRIPE_EVENTS_PATH} takes POST only.`);
@@ -37,6 +35,9 @@ export function useProcessorEvents(deps: {
       const processorOf = (livemode: boolean) => (livemode ? deps.processors.live : deps.processors.test);
       const result = await applyProcessorEvent({ prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId, processorOf }, event);
       return jsonResponse(200, { object: 'processor_event', id: event.id, type: event.type, outcome: result.outcome, booking_id: result.bookingId });
-    }),
+    });
+  return {
+    // Every other request passes at once, without a promise.
+    onRequest: (payload) => (payload.url.pathname === STRIPE_EVENTS_PATH ? serve(payload) : undefined),
   };
 }
