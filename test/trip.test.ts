@@ -125,7 +125,7 @@ describe.each(ENGINES)('late rentals on %s', (engine) => {
     for (let i = 0; i < 100 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   };
 
-  it('moves a rental still out after end_at plus the grace minutes to late, once, by itself', async () => {
+  it('moves a rental still out after end_at plus the grace minutes to late, once, by itself; its return costs the business\'s late fee per started hour', async () => {
     const vehicle = await createVehicle(api);
     const start = new Date(Date.now() + 20 * 60_000);
     start.setUTCSeconds(0, 0);
@@ -147,8 +147,12 @@ describe.each(ENGINES)('late rentals on %s', (engine) => {
     expect(late).toHaveLength(1);
     expect(late[0].request_id ?? null).toBeNull();
 
-    // A late rental still comes back the usual way.
+    // It comes back 61 minutes after end_at; this business charges 15.00 per started hour late.
+    await t.db.prisma.business.update({ where: { id: t.business.business_id }, data: { settings: { return_rules: { grace_minutes: 59, late_fee_cents_per_hour: 1500 } } } });
     expect((await api.post(`/v1/bookings/${booking.id}/return/submit`, { mileage_in: 2 })).body.state).toBe('submitted');
+    const charges = (await api.get(`/v1/bookings/${booking.id}/charges`)).body.data;
+    expect(charges.map((c: any) => [c.type, c.amount_cents])).toEqual([['late_return', 3000]]);
+    expect(charges[0].description).toMatch(/2 started hour/);
     ahead = 0;
   });
 });

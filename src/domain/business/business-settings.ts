@@ -14,7 +14,13 @@ export const businessSettingsSchema = z.object({
   security_deposit_defaults: z.object({ required: z.boolean().default(true) }).prefault({}),
   included_mileage_defaults: z.object({ miles_per_day: z.number().int().min(0).default(200) }).prefault({}),
   pickup_rules: z.object({ earliest_minutes_before_start: z.number().int().min(0).default(60) }).prefault({}),
-  return_rules: z.object({ grace_minutes: z.number().int().min(0).default(59) }).prefault({}),
+  return_rules: z
+    .object({
+      grace_minutes: z.number().int().min(0).default(59),
+      /** Charged per started hour after end_at when a rental comes back past its grace (0: no late_return charge). */
+      late_fee_cents_per_hour: z.number().int().min(0).max(1_000_000).default(0),
+    })
+    .prefault({}),
   identity_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
   agreement_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
   insurance_requirements: z.object({ required: z.boolean().default(false) }).prefault({}),
