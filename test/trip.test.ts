@@ -156,3 +156,38 @@ describe.each(ENGINES)('late rentals on %s', (engine) => {
     ahead = 0;
   });
 });
+
+describe.each(ENGINES)('manual approval on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    // The settings API arrives with the business issue; the setting itself is read on every step.
+    await t.db.prisma.business.update({ where: { id: t.business.business_id }, data: { settings: { booking_approval_mode: 'manual' } } });
+  });
+  afterAll(async () => t?.close());
+
+  it('holds a paid booking for approval, approves it (booking.confirmed, then ready once its gates are met), and refuses a second approval', async () => {
+    const booking = await createBooking(api, (await createVehicle(api)).id);
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toBe('booked');
+    expect((await api.get(`/v1/bookings/${booking.id}/pickup-readiness`)).body.gates.find((g: any) => g.name === 'confirmation').missing).toMatch(/not confirmed/);
+
+    const approved = await api.post(`/v1/bookings/${booking.id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body.state).toBe('ready_for_pickup');
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}&limit=100`)).body.data.map((e: any) => e.type);
+    expect(types.slice(0, 2)).toEqual(['pickup.ready', 'booking.confirmed']);
+    const again = await api.post(`/v1/bookings/${booking.id}/approve`);
+    expect(again.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'ready_for_pickup' });
+
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const unpaid = await createBooking(api, (await createVehicle(api)).id);
+    const early = await gql(`mutation($id: ID!) { approveBooking(id: $id) { state } }`, { id: unpaid.id });
+    expect(early.errors?.[0].extensions).toMatchObject({ code: 'invalid_state_transition', current_state: 'pending_payment' });
+    await api.post(`/v1/test/bookings/${unpaid.id}/payment/succeed`);
+    expect((await gql(`mutation($id: ID!) { approveBooking(id: $id) { state } }`, { id: unpaid.id })).data.approveBooking).toEqual({ state: 'confirmed' });
+  });
+});

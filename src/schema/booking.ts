@@ -1,4 +1,5 @@
 import { builder } from '../builder.ts';
+import { approveBooking } from '../domain/bookings/approve-booking.ts';
 import { BOOKING_FIELDS, bookingGates } from '../domain/bookings/booking.fields.ts';
 import { nextStates } from '../domain/bookings/booking-state.ts';
 import { cancelBooking } from '../domain/bookings/cancel-booking.ts';
@@ -45,6 +46,7 @@ const bookings = operationField(listBookings);
 const create = operationField(createBooking);
 const cancel = operationField(cancelBooking);
 const complete = operationField(completeReturn);
+const approve = operationField(approveBooking);
 
 builder.queryFields((t) => ({
   booking: booking.prisma(t, 'Booking'),
@@ -55,4 +57,5 @@ builder.mutationFields((t) => ({
   createBooking: create.prisma(t, 'Booking'),
   cancelBooking: cancel.prisma(t, 'Booking'),
   completeReturn: complete.prisma(t, 'Booking'),
+  approveBooking: approve.prisma(t, 'Booking'),
 }));
