@@ -130,3 +130,52 @@ describe.each(ENGINES)('pickup on %s', (engine) => {
     expect(started.data.completePickup).toEqual({ state: 'active', mileageOut: 7 });
   });
 });
+
+describe.each(ENGINES)('insurance on %s', (engine) => {
+  let t: TestApp;
+  let api: ReturnType<typeof restClient>;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    api = restClient(t.baseUrl, t.business.test_secret_key);
+    // The settings API arrives with the business issue; the setting itself is read when a booking is made.
+    await t.db.prisma.business.update({ where: { id: t.business.business_id }, data: { settings: { insurance_requirements: { required: true } } } });
+  });
+  afterAll(async () => t?.close());
+
+  it('keeps the hand-over shut until insurance is submitted and approved; a rejection fails the gate until it is submitted again', async () => {
+    const vehicle = await createVehicle(api);
+    const start = new Date(Date.now() + 30 * 60_000);
+    start.setUTCSeconds(0, 0);
+    const booking = await createBooking(api, vehicle.id, { start_at: start.toISOString(), end_at: new Date(start.getTime() + 86_400_000).toISOString() });
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    const refused = await api.post(`/v1/bookings/${booking.id}/pickup/complete`, { mileage_out: 1 });
+    expect(refused.body.error).toMatchObject({ code: 'booking_not_ready', unmet_gates: ['insurance'] });
+    expect((await api.get(`/v1/bookings/${booking.id}/insurance`)).status).toBe(404);
+
+    const submitted = await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-1' });
+    expect(submitted.status).toBe(200);
+    expect(submitted.body).toMatchObject({ object: 'insurance', state: 'submitted', provider: 'Acme Mutual', policy_ref: 'AM-1', document_file_ids: [], next_states: ['approved', 'rejected'] });
+    expect((await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-2' })).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'submitted' });
+
+    const rejected = await api.post(`/v1/bookings/${booking.id}/insurance/reject`, { reason: 'Does not cover rentals' });
+    expect(rejected.body).toMatchObject({ state: 'rejected', rejection_reason: 'Does not cover rentals' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.insurance).toBe('failed');
+    expect((await api.post(`/v1/bookings/${booking.id}/insurance/approve`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'rejected' });
+
+    const bad = await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Better Insurer', policy_ref: 'BI-9', document_file_ids: ['file_nope'] });
+    expect(bad.body.error).toMatchObject({ code: 'file_not_usable', param: 'document_file_ids' });
+    expect((await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Better Insurer', policy_ref: 'BI-9' })).body.state).toBe('submitted');
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.insurance).toBe('pending');
+    const approved = await api.post(`/v1/bookings/${booking.id}/insurance/approve`);
+    expect(approved.body).toMatchObject({ state: 'approved', rejection_reason: null });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'ready_for_pickup', gates: { insurance: 'satisfied' } });
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}&limit=100`)).body.data.map((e: any) => e.type).reverse();
+    expect(types.filter((x: string) => x.startsWith('insurance.'))).toEqual(['insurance.submitted', 'insurance.rejected', 'insurance.submitted', 'insurance.approved']);
+    expect((await api.post(`/v1/bookings/${booking.id}/pickup/complete`, { mileage_out: 1 })).body.state).toBe('active');
+
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const read = await gql(`query($id: ID!) { bookingInsurance(bookingId: $id) { state provider nextStates booking { state } } }`, { id: booking.id });
+    expect(read.data.bookingInsurance).toEqual({ state: 'approved', provider: 'Better Insurer', nextStates: [], booking: { state: 'active' } });
+  });
+});

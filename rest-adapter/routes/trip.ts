@@ -1,7 +1,11 @@
 import type { RestRoute } from '../route.ts';
 
-/** The trip: pickup (readiness, photos, odometer, hand-over), vehicle access, and return (photos, odometer, review). */
+/** The trip: insurance, pickup (readiness, photos, odometer, hand-over), vehicle access, and return (photos, odometer, review). */
 export const tripRoutes: RestRoute[] = [
+  { method: 'GET', path: '/v1/bookings/{booking_id}/insurance', field: 'Query.bookingInsurance', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/insurance', field: 'Mutation.submitInsurance', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/insurance/approve', field: 'Mutation.approveInsurance', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/insurance/reject', field: 'Mutation.rejectInsurance', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}/pickup-readiness', field: 'Query.pickupReadiness', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/photos', field: 'Mutation.addPickupPhotos', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/pickup/mileage', field: 'Mutation.recordPickupMileage', args: { bookingId: 'path.booking_id', input: 'body' }, stage: 'later_scope' },

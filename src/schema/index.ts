@@ -11,6 +11,7 @@ import './message.ts';
 import './dispute.ts';
 import './file.ts';
 import './pickup.ts';
+import './insurance.ts';
 import './return.ts';
 import './vehicle-access.ts';
 import './sandbox.ts';

@@ -101,6 +101,9 @@ export const bookingMachine = defineMachine({
     reject_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'failed' }, verb: 'reject the identity of' },
     sign_agreement: { from: GATE_CHANGE_STATES, set: { agreementGate: 'satisfied' }, verb: 'sign the agreement of' },
     secure_deposit: { from: GATE_CHANGE_STATES, set: { depositGate: 'satisfied' }, verb: 'secure the deposit of' },
+    approve_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'satisfied' }, verb: 'approve the insurance of' },
+    reject_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'failed' }, verb: 'reject the insurance of' },
+    resubmit_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'pending' }, verb: 'submit the insurance of' },
   },
 });
 

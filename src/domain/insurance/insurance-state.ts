@@ -11,6 +11,8 @@ export const INSURANCE_FIELDS: PublicFields = {
   state: { kind: { enum: 'InsuranceState' } },
   provider: { kind: 'string', nullable: true },
   policyRef: { kind: 'string', nullable: true },
+  documentFileIds: { kind: 'strings' },
+  rejectionReason: { kind: 'string', nullable: true },
   createdAt: { kind: 'datetime' },
 };
 

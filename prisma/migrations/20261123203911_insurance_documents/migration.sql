@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Insurance" ADD COLUMN     "documentFileIds" TEXT[] DEFAULT ARRAY[]::TEXT[],
+ADD COLUMN     "rejectionReason" TEXT;
