@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
-import { createBooking, createVehicle } from './support/fixtures.ts';
+import { createBooking, createVehicle, TINY_PNG } from './support/fixtures.ts';
 import { fileLinkSigner } from '../src/domain/files/file-links.ts';
 
 /*
@@ -10,7 +10,7 @@ import { fileLinkSigner } from '../src/domain/files/file-links.ts';
  * five-minute download link, deletion, and files cited as evidence of charges and disputes,
  * which an open dispute keeps from being deleted. On both engines, over REST and GraphQL.
  */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = TINY_PNG;
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\u0000'), Buffer.alloc(64, 7), Buffer.from([0xff, 0xd9])]);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
-import { createBooking, createVehicle } from './support/fixtures.ts';
+import { createBooking, createVehicle, paidBookingStartingSoon as paidBooking, uploadedImage } from './support/fixtures.ts';
 
 /*
  * The pickup through the public API: readiness gate by gate, photos and the odometer, and the
@@ -8,7 +8,6 @@ import { createBooking, createVehicle } from './support/fixtures.ts';
  * unmet. The sandbox stands in only for outside parties (the processor's payment, the
  * identity provider, the customer's signature).
  */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 describe.each(ENGINES)('pickup on %s', (engine) => {
   let t: TestApp;
@@ -22,21 +21,8 @@ describe.each(ENGINES)('pickup on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  /** A paid booking of a vehicle of its own, starting in half an hour (inside the default one-hour pickup window). */
-  async function paidBookingStartingSoon() {
-    const vehicle = await createVehicle(api);
-    const start = new Date(Date.now() + 30 * 60_000);
-    start.setUTCSeconds(0, 0);
-    const booking = await createBooking(api, vehicle.id, { start_at: start.toISOString(), end_at: new Date(start.getTime() + 2 * 86_400_000).toISOString() });
-    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
-    return booking;
-  }
-
-  async function uploadedPhoto() {
-    const link = (await api.post('/v1/files/upload-url', { purpose: 'pickup_photo', filename: 'front.png', content_type: 'image/png', size_bytes: PNG.length })).body;
-    expect((await fetch(link.upload_url, { method: 'PUT', body: new Uint8Array(PNG) })).status).toBe(200);
-    return link.id as string;
-  }
+  const paidBookingStartingSoon = () => paidBooking(api, { days: 2 });
+  const uploadedPhoto = () => uploadedImage(api);
 
   const unmetGates = async (bookingId: string) => {
     const res = await api.post(`/v1/bookings/${bookingId}/pickup/complete`, { mileage_out: 1000 });

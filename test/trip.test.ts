@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
-import { createBooking, createVehicle } from './support/fixtures.ts';
+import { createBooking, createVehicle, uploadedImage } from './support/fixtures.ts';
 
 /*
  * A trip through the public API, from a paid booking to a completed return: the deposit held,
@@ -9,7 +9,6 @@ import { createBooking, createVehicle } from './support/fixtures.ts';
  * stands in only for outside parties (the processor's payment, the identity provider, the
  * customer's signature).
  */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 describe.each(ENGINES)('the trip on %s', (engine) => {
   let t: TestApp;
@@ -23,11 +22,7 @@ describe.each(ENGINES)('the trip on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  async function photo() {
-    const link = (await api.post('/v1/files/upload-url', { purpose: 'return_photo', filename: 'rear.png', content_type: 'image/png', size_bytes: PNG.length })).body;
-    expect((await fetch(link.upload_url, { method: 'PUT', body: new Uint8Array(PNG) })).status).toBe(200);
-    return link.id as string;
-  }
+  const photo = () => uploadedImage(api, 'return_photo');
 
   /** A two-day rental (400 miles included, 35 cents a mile beyond) picked up through the API at 1,000 miles. */
   async function rentalUnderWay(options: { unlimited?: boolean } = {}) {

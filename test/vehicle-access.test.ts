@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
-import { createBooking, createVehicle } from './support/fixtures.ts';
+import { paidBookingStartingSoon as paidBooking } from './support/fixtures.ts';
 
 /*
  * Vehicle access: configured ahead, its code and instructions hidden until released, released
@@ -19,14 +19,7 @@ describe.each(ENGINES)('vehicle access on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  async function paidBookingStartingSoon() {
-    const vehicle = await createVehicle(api);
-    const start = new Date(Date.now() + 30 * 60_000);
-    start.setUTCSeconds(0, 0);
-    const booking = await createBooking(api, vehicle.id, { start_at: start.toISOString(), end_at: new Date(start.getTime() + 86_400_000).toISOString() });
-    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
-    return booking;
-  }
+  const paidBookingStartingSoon = () => paidBooking(api);
 
   it('keeps the code hidden until release, refuses release before readiness, hands it over when ready, and takes it back', async () => {
     const booking = await paidBookingStartingSoon();
