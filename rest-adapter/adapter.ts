@@ -9,7 +9,7 @@ import type { Operation } from '../src/domain/shared/operation.ts';
 import type { MatchedRoute, ServerContext } from '../src/http/edge/context.ts';
 import type { RouteLookup } from '../src/http/edge/use-routing.ts';
 import { EdgeErrors } from '../src/http/edge.errors.ts';
-import { classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
+import { asDomainError, classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
 import { inputProblem, unsafeText } from '../src/http/input-safety.ts';
 import { isHandlerRoute, type HandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
 import { fromRest, isConnection, restParamName, selectionOf, snake, toRest } from './translate.ts';
@@ -147,7 +147,9 @@ async function serveJson(yoga: Yoga, c: CompiledRoute & { route: JsonRoute }, pa
   if (!('data' in result) && !('errors' in result)) throw new Error('unexpected streamed result');
   if (result.errors?.length) {
     const first = result.errors[0];
-    throw first.originalError instanceof DomainError ? first.originalError : classifyGraphQLError(first);
+    if (first.originalError instanceof DomainError) throw first.originalError;
+    // An error with a path arose while executing (an answer that did not serialize, say): ours, not the caller's input.
+    throw first.path ? asDomainError(first.originalError ?? first, edge.requestId) : classifyGraphQLError(first);
   }
   const data = (result.data as Record<string, unknown>)[c.field!.name];
   const returned = getNamedType(c.field!.type) as GraphQLObjectType;

@@ -75,6 +75,18 @@ describe.each(ENGINES)('the sandbox clock on %s', (engine) => {
     expect((await restClient(t.baseUrl, t.business.live_secret_key).get('/v1/test/clock')).status).toBeGreaterThanOrEqual(400);
   });
 
+  it('runs at most ten steps of 366 days ahead: the next is refused naming its parameter, and a reset starts again', async () => {
+    await api.post('/v1/test/reset');
+    for (let i = 0; i < 10; i++) expect((await api.post('/v1/test/clock/advance', { seconds: 366 * 86_400 })).status).toBe(200);
+    const beyond = await api.post('/v1/test/clock/advance', { seconds: 1 });
+    expect(beyond.status).toBe(422);
+    expect(beyond.body.error).toMatchObject({ code: 'parameter_invalid', param: 'seconds' });
+    expect((await api.get('/v1/test/clock')).body.offset_seconds).toBe(10 * 366 * 86_400);
+    await api.post('/v1/test/reset');
+    expect((await api.post('/v1/test/clock/advance', { seconds: 1 })).status).toBe(200);
+    await api.post('/v1/test/reset');
+  });
+
   it('reads and advances over GraphQL', async () => {
     const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
     await api.post('/v1/test/reset');

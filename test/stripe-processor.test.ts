@@ -121,6 +121,10 @@ describe.each(ENGINES)('the Stripe adapter on %s', (engine) => {
       expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'webhook_signature_invalid', request_id: expect.any(String) });
     }
     expect((await live.get(`/v1/bookings/${booking.id}`)).body.state).toBe('checkout_started');
+    // Signed, but about nothing of ours (no object at all): acknowledged and ignored.
+    const empty = JSON.stringify({ id: 'evt_empty_1', object: 'event', type: 'payment_intent.succeeded' });
+    const ignored = await deliver(JSON.parse(empty), stripe.sign(empty));
+    expect(ignored).toMatchObject({ status: 200, body: { outcome: expect.stringMatching(/^ignored: /) } });
     const wrongMethod = await fetch(`${t.baseUrl}/v1/processor/stripe/webhook`);
     expect(wrongMethod.status).toBe(405);
     expect((await deliver(event)).body.outcome).toBe('applied');

@@ -57,7 +57,7 @@ export function asDomainError(err: unknown, requestId: string): DomainError {
  * src/http/edge/use-armor.ts) keeps it.
  */
 export function classifyGraphQLError(error: GraphQLError): DomainError {
-  const ext = error.extensions as { code?: string };
+  const ext = (error.extensions ?? {}) as { code?: string };
   if (typeof ext.code === 'string' && ext.code in CONTRACT_CODES) return CONTRACT_CODES[ext.code](error.message);
   const inputProblem = /^Variable "\$|^Expected value of type|^Expected type|cannot represent|^Argument "\w+" of required type|^Int cannot|^String cannot|^Boolean cannot|^Float cannot|^ID cannot/.test(error.message);
   return inputProblem ? CommonErrors.parameterInvalid(graphqlParam(error), error.message) : EdgeErrors.graphqlValidationFailed(error.message);

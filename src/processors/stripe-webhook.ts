@@ -21,7 +21,8 @@ export function stripeEventReader(webhookSecret: string) {
     } catch (err) {
       throw ProcessorErrors.signatureInvalid(signature ? ((err as Error).message.split('\n')[0] ?? 'no match') : 'no Stripe-Signature header');
     }
-    const object = event.data.object as { id?: string; object?: string; metadata?: Record<string, string> | null };
+    // Signed by Stripe, but read defensively: an event without an object is about nothing of ours.
+    const object = (event.data?.object ?? {}) as { id?: string; object?: string; metadata?: Record<string, string> | null };
     const base = { id: event.id, processor: 'stripe', type: event.type, processorPaymentId: String(object.id ?? '') };
     if (object.object !== 'payment_intent' || object.metadata?.purpose !== STRIPE_PURPOSE.rentalPayment) {
       return { ...base, says: { outcome: 'nothing', why: `${event.type} on a ${object.object ?? 'object'} needs nothing from this service` } };

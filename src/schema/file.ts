@@ -2,7 +2,7 @@ import { builder, type GraphQLContext } from '../builder.ts';
 import { addChargeEvidence, addDisputeEvidence } from '../domain/files/add-evidence.ts';
 import { createFileUpload, type FileUpload } from '../domain/files/create-file-upload.ts';
 import { deleteFile } from '../domain/files/delete-file.ts';
-import { DOWNLOAD_LINK_MINUTES } from '../domain/files/file-links.ts';
+import { downloadLink } from '../domain/files/file-links.ts';
 import { EVIDENCE_FIELDS, FILE_FIELDS } from '../domain/files/file.fields.ts';
 import { getFile } from '../domain/files/get-file.ts';
 import type { File } from '../generated/prisma/client.ts';
@@ -11,16 +11,10 @@ import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
 
 /** One download link per file and answer, so download_url and its expiry always agree. */
-const downloads = new WeakMap<File, { url: string; expiresAt: Date }>();
+const downloads = new WeakMap<File, ReturnType<typeof downloadLink>>();
 function download(file: File, ctx: GraphQLContext) {
-  if (file.state !== 'uploaded') return null;
-  let link = downloads.get(file);
-  if (!link) {
-    const expiresAt = new Date(Math.floor(ctx.domain.now().getTime() / 1000) * 1000 + DOWNLOAD_LINK_MINUTES * 60_000);
-    link = { url: ctx.domain.files.link(file.id, 'download', expiresAt), expiresAt };
-    downloads.set(file, link);
-  }
-  return link;
+  if (!downloads.has(file)) downloads.set(file, downloadLink(ctx.domain.files, file, ctx.domain.now()));
+  return downloads.get(file) ?? null;
 }
 
 builder.prismaObject('File', {

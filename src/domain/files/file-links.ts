@@ -54,6 +54,13 @@ export function fileAccess(storage: FileStorage, signer: FileLinkSigner, baseUrl
   };
 }
 
+/** A download link for an uploaded file (null otherwise), valid DOWNLOAD_LINK_MINUTES from the start of this second. */
+export function downloadLink(files: FileAccess, file: { id: string; state: string }, now: Date): { url: string; expiresAt: Date } | null {
+  if (file.state !== 'uploaded') return null;
+  const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + DOWNLOAD_LINK_MINUTES * 60_000);
+  return { url: files.link(file.id, 'download', expiresAt), expiresAt };
+}
+
 /**
  * Where a file's bytes are kept: the service's own key, never the uploader's name. The hash
  * is part of it, so two uploads racing for one file never overwrite each other's bytes.

@@ -7,7 +7,6 @@ import { readBooking } from '../bookings/get-booking.ts';
 import { originOf } from '../events/event.service.ts';
 import { FileErrors } from '../files/file.errors.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
-import { newId } from '../shared/ids.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { odometer, pickupOf, pickupReadiness, recordTripPhotos, tripPhotosInput, type Pickup, type PickupReadiness } from './pickup.ts';
@@ -41,7 +40,7 @@ export const addPickupPhotos = defineOperation({
   async run(ctx, args): Promise<Pickup> {
     const booking = await readBooking(ctx, args.bookingId);
     bookingMachine.check(booking, 'record_pickup');
-    await ctx.db.$transaction((tx) => recordTripPhotos(tx, booking, 'pickup', args.input.photos, () => newId('tripPhoto')));
+    await ctx.db.$transaction((tx) => recordTripPhotos(tx, booking, 'pickup', args.input.photos));
     return pickupOf(booking);
   },
 });

@@ -5,6 +5,7 @@ import { loadSettings } from '../business/business-settings.ts';
 import { readinessGates } from '../bookings/booking-state.ts';
 import { claimUploadedFiles } from '../files/file-usage.ts';
 import type { Db, DomainContext } from '../shared/context.ts';
+import { newId } from '../shared/ids.ts';
 import { id } from '../shared/validation.ts';
 
 /** A photo of the vehicle at pickup or return, as operations take it. */
@@ -68,9 +69,9 @@ export interface Pickup {
 export const pickupOf = (booking: Booking): Pickup => ({ bookingId: booking.id, mileageOut: booking.mileageOut, pickedUpAt: booking.pickedUpAt });
 
 /** Save photos of one stage of the trip, each an uploaded file of the caller (in the caller's transaction). */
-export async function recordTripPhotos(tx: Db, booking: Booking, stage: 'pickup' | 'return', photos: { slot: PhotoSlot; fileId: string }[], newPhotoId: () => string) {
+export async function recordTripPhotos(tx: Db, booking: Booking, stage: 'pickup' | 'return', photos: { slot: PhotoSlot; fileId: string }[]) {
   await claimUploadedFiles(tx, photos.map((p) => p.fileId), (fileId) => `photos.${photos.findIndex((p) => p.fileId === fileId)}.file_id`);
   await tx.tripPhoto.createMany({
-    data: photos.map((p) => ({ id: newPhotoId(), businessId: booking.businessId, livemode: booking.livemode, bookingId: booking.id, stage, slot: p.slot, fileId: p.fileId })),
+    data: photos.map((p) => ({ id: newId('tripPhoto'), businessId: booking.businessId, livemode: booking.livemode, bookingId: booking.id, stage, slot: p.slot, fileId: p.fileId })),
   });
 }

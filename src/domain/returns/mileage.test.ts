@@ -22,6 +22,11 @@ describe('computeMileage (the spec, "Mileage object")', () => {
     });
   });
 
+  it('refuses a reading whose fee would pass the most a charge may be (100,000,000), as a 422 on mileage_in', () => {
+    expect(computeMileage({ ...readings, extraMileFeeCents: 100_000, mileageIn: 1400 + 1000 }).mileageFeeCents).toBe(100_000_000);
+    expect(() => computeMileage({ ...readings, extraMileFeeCents: 100_000, mileageIn: 1400 + 1001 })).toThrow(expect.objectContaining({ type: 'validation_error', param: 'mileage_in' }));
+  });
+
   it('refuses an odometer that went backwards as a 422 on mileage_in', () => {
     expect(() => computeMileage({ ...readings, mileageIn: 999 })).toThrow(DomainError);
     try {

@@ -1,4 +1,5 @@
 import { validationError } from '../shared/common.errors.ts';
+import { MAX_AMOUNT_CENTS } from '../shared/validation.ts';
 
 /** The spec's mileage object (the spec, "Mileage object"), in the domain's camelCase. */
 export interface Mileage {
@@ -34,6 +35,9 @@ export function computeMileage(r: MileageReadings): Mileage {
   const milesUsed = r.mileageIn - r.mileageOut;
   const limited = !r.unlimitedMiles && r.includedMiles !== null;
   const overMiles = limited ? Math.max(0, milesUsed - r.includedMiles!) : 0;
+  if (overMiles * r.extraMileFeeCents > MAX_AMOUNT_CENTS) {
+    throw validationError('mileage_in', `Invalid mileage_in: ${overMiles} miles over at ${r.extraMileFeeCents} per mile would be a fee above the most a charge may be (${MAX_AMOUNT_CENTS}); check the reading.`);
+  }
   return {
     mileageOut: r.mileageOut,
     mileageIn: r.mileageIn,

@@ -6,7 +6,6 @@ import { originOf } from '../events/event.service.ts';
 import { FileErrors } from '../files/file.errors.ts';
 import { odometer, recordTripPhotos, tripPhotosInput } from '../pickup/pickup.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
-import { newId } from '../shared/ids.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { computeMileage } from './mileage.ts';
@@ -63,7 +62,7 @@ export const addReturnPhotos = defineOperation({
   async run(ctx, args): Promise<ReturnView> {
     const booking = await readBooking(ctx, args.bookingId);
     bookingMachine.check(booking, 'record_return');
-    await ctx.db.$transaction((tx) => recordTripPhotos(tx, booking, 'return', args.input.photos, () => newId('tripPhoto')));
+    await ctx.db.$transaction((tx) => recordTripPhotos(tx, booking, 'return', args.input.photos));
     return returnView(booking, await ctx.db.vehicleReturn.findUnique({ where: { bookingId: booking.id } }));
   },
 });

@@ -5,12 +5,14 @@ import { insertCharge } from '../charges/charge-outcomes.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
 import { readSettings } from '../business/business-settings.ts';
+import { MAX_AMOUNT_CENTS } from '../shared/validation.ts';
 import { computeMileage, type Mileage } from './mileage.ts';
 import { followReturn } from './return-record.ts';
 
 /**
  * A return past end_at and the business's grace costs `return_rules.late_fee_cents_per_hour`
- * for every started hour after end_at (nothing when the fee is 0, or within the grace).
+ * for every started hour after end_at (nothing when the fee is 0, or within the grace), at
+ * most MAX_AMOUNT_CENTS.
  */
 async function lateReturnFee(tx: Db, booking: Booking, now: Date): Promise<{ hours: number; perHourCents: number; amountCents: number } | null> {
   const lateMs = now.getTime() - booking.endAt.getTime();
@@ -19,7 +21,8 @@ async function lateReturnFee(tx: Db, booking: Booking, now: Date): Promise<{ hou
   const rules = readSettings(business?.settings).return_rules;
   if (rules.late_fee_cents_per_hour === 0 || lateMs <= rules.grace_minutes * 60_000) return null;
   const hours = Math.ceil(lateMs / 3_600_000);
-  return { hours, perHourCents: rules.late_fee_cents_per_hour, amountCents: hours * rules.late_fee_cents_per_hour };
+  // However late, one charge is at most the most any charge may be.
+  return { hours, perHourCents: rules.late_fee_cents_per_hour, amountCents: Math.min(hours * rules.late_fee_cents_per_hour, MAX_AMOUNT_CENTS) };
 }
 
 export interface ReturnOutcome extends BookingOutcome {

@@ -6,8 +6,9 @@ import type { DomainContext } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { timestamp } from '../shared/validation.ts';
 
-/** How far the sandbox's clock may be moved in one step. */
+/** How far the sandbox's clock may be moved in one step, and ahead of real time in all. */
 const MAX_ADVANCE_SECONDS = 366 * 86_400;
+const MAX_OFFSET_SECONDS = 10 * MAX_ADVANCE_SECONDS;
 
 /** The sandbox clock of a business, as `GET /v1/test/clock` answers it. */
 export interface TestClock {
@@ -60,14 +61,23 @@ export const advanceTestClock = defineOperation({
     const { seconds, to } = args.input;
     if ((seconds == null) === (to == null)) throw CommonErrors.parameterInvalid(seconds == null ? 'seconds' : 'to', 'Give either seconds or to, not both.');
     const real = realNow(ctx);
-    const current = new Date(real.getTime() + (await offsetOf(ctx)) * 1000);
+    const before = await offsetOf(ctx);
+    const current = new Date(real.getTime() + before * 1000);
     const step = seconds ?? Math.ceil((to!.getTime() - current.getTime()) / 1000);
+    const param = seconds == null ? 'to' : 'seconds';
     if (step < 1 || step > MAX_ADVANCE_SECONDS) {
       throw CommonErrors.parameterInvalid('to', `Invalid to: it must be later than the sandbox's now (${current.toISOString()}) and at most ${MAX_ADVANCE_SECONDS} seconds ahead.`);
     }
-    const business = await ctx.db.business.update({ where: { id: ctx.tenant.businessId }, data: { sandboxClockOffsetSeconds: { increment: step } }, select: { sandboxClockOffsetSeconds: true } });
+    // The bound is part of the update, so concurrent advances cannot together pass it.
+    const { count } = await ctx.db.business.updateMany({
+      where: { id: ctx.tenant.businessId, sandboxClockOffsetSeconds: { lte: MAX_OFFSET_SECONDS - step } },
+      data: { sandboxClockOffsetSeconds: { increment: step } },
+    });
+    if (count !== 1) {
+      throw CommonErrors.parameterInvalid(param, `Invalid ${param}: the sandbox clock may run at most ${MAX_OFFSET_SECONDS} seconds ahead of real time (it is ${before} ahead); POST /v1/test/reset starts again.`);
+    }
     ctx.onClockChanged();
-    const offsetSeconds = business.sandboxClockOffsetSeconds;
+    const offsetSeconds = await offsetOf(ctx);
     const now = new Date(real.getTime() + offsetSeconds * 1000);
     const expiredHolds = await expireHolds(ctx.db, now, {}, 1000);
     const lateRentals = await markLateRentals(ctx.db, ctx.tenant.businessId, now, 1000);

@@ -109,5 +109,8 @@ export function mergeMetadata(current: Record<string, string>, update: Record<st
   return next;
 }
 
-export const money = (description?: string) => z.number().int().min(0).max(100_000_000).meta(description ? { description } : {});
+/** The most any amount may be, in minor units (a charge, a refund, a price). */
+export const MAX_AMOUNT_CENTS = 100_000_000;
+
+export const money = (description?: string) => z.number().int().min(0).max(MAX_AMOUNT_CENTS).meta(description ? { description } : {});
 export const currency = z.string().regex(/^[a-z]{3}$/, 'expected an ISO 4217 code in lower case').meta({ description: 'ISO 4217 code, lower case (usd).' });
