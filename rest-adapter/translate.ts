@@ -18,9 +18,14 @@ export const isEntity = (type: GraphQLObjectType) => 'id' in type.getFields();
 
 export const isConnection = (type: GraphQLObjectType) => type.name.endsWith('Connection') && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
 
-/** Fields a REST answer shows: scalars, enums and value objects; no relations, no arguments. */
+/**
+ * Fields a REST answer shows: scalars, enums and value objects; no relations, no arguments,
+ * but for a relation its type marks for embedding (`extensions.restEmbed`: a conversation's
+ * messages).
+ */
 function restFields(type: GraphQLObjectType): GraphQLField<unknown, unknown>[] {
   return Object.values(type.getFields()).filter((f) => {
+    if (f.extensions?.restEmbed === true) return true;
     if (f.args.some((a) => a.type.toString().endsWith('!'))) return false;
     const named = getNamedType(f.type);
     return isScalarType(named) || isEnumType(named) || (isObjectType(named) && !isEntity(named) && !isConnection(named));

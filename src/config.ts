@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
 
 /** All configuration is environment variables (listed in README.md). */
@@ -33,6 +34,8 @@ export interface AppConfig {
   publicUrl: string | undefined;
   /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
+  /** Email and SMS delivery (SMTP_URL, SANDBOX_SMTP_URL, MESSAGES_FROM). */
+  messaging: MessagingConfig;
 }
 
 function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -62,6 +65,18 @@ function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
     // reported below
   }
   throw new Error(`PUBLIC_URL must be an http(s) origin such as https://api.example.com, got '${raw}'`);
+}
+
+function smtpUrl(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'smtp:' || url.protocol === 'smtps:') return raw;
+  } catch {
+    // reported below
+  }
+  throw new Error(`${name} must be an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587`);
 }
 
 function stripeApiUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -106,5 +121,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: num('STRIPE_TIMEOUT_MS', 20_000, env),
       maxNetworkRetries: num('STRIPE_MAX_NETWORK_RETRIES', 1, env),
     },
+    messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
   };
 }

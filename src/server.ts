@@ -21,6 +21,7 @@ import { AuditTrail, requestScope } from './http/request-scope.ts';
 import { attachGraphQLWebSocket } from './http/websocket.ts';
 import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
+import { configuredChannels } from './messaging/channels.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
 
@@ -45,6 +46,8 @@ async function configuredEventReader(config: AppConfig) {
 }
 
 export interface App {
+  /** The channels that deliver messages in each environment (the sandbox's record what they would send). */
+  messaging: EdgeDeps['messaging'];
   /** The whole API as a fetch handler: REST /v1, GraphQL /graphql, health. */
   handle(request: Request): Promise<Response>;
   /** The in-process webhook delivery worker, when enabled. */
@@ -76,6 +79,7 @@ const DEFAULT_GRACE_MS = 10_000;
 /** Build the service over an open database. `npm start` and the tests both use this. */
 export async function buildApp(options: { db: Database; config: AppConfig; now?: () => Date; routes?: RestRoute[]; processors?: EdgeDeps['processors'] }): Promise<App> {
   const { db, config } = options;
+  const messaging = configuredChannels(config.messaging);
   const now = options.now ?? (() => new Date());
   const prisma = db.prisma;
   // Rows an operation touches are reported to its audit trail (the request scope).
@@ -112,6 +116,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
     // The sandbox simulator for test keys; live payments need a processor configured.
     processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
+    messaging,
     files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
     readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,
@@ -153,7 +158,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     requestScope.run(scope, () => void serve(req, res, edge));
   }
 
-  const maintenance = startMaintenance({ prisma, tenantDb, now, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0 });
+  const maintenance = startMaintenance({ prisma, tenantDb, now, messaging, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0 });
 
   let server: Server | null = null;
   let websocket: { close(): Promise<void> } | null = null;
@@ -161,6 +166,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   return {
     handle,
     db,
+    messaging,
     worker,
     yoga,
     async listen(port, host) {

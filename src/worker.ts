@@ -3,6 +3,7 @@ import { openDatabase } from './db/database.ts';
 import { startDeliveryWorker, workerOptions } from './webhooks/delivery-worker.ts';
 import { tenantDbFactory } from './db/tenant-db.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
+import { configuredChannels } from './messaging/channels.ts';
 
 /**
  * `npm run worker`: webhook delivery and the platform's periodic work (expired holds, late
@@ -22,6 +23,7 @@ async function main() {
     prisma: db.prisma,
     tenantDb: tenantDbFactory(db.prisma, undefined, { direct: db.direct }),
     now: () => new Date(),
+    messaging: configuredChannels(config.messaging),
     holdSweepMs: config.holdSweepMs,
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
   });

@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.ts';
 import { bookingRoutes } from './bookings.ts';
+import { conversationRoutes } from './conversations.ts';
 import { customerRoutes } from './customers.ts';
 import { developerRoutes } from './developers.ts';
 import { fileRoutes } from './files.ts';
@@ -9,5 +10,5 @@ import { sandboxRoutes } from './sandbox.ts';
 import { tripRoutes } from './trip.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...sandboxRoutes];
 

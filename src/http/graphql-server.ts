@@ -24,6 +24,7 @@ import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
+import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
 import { useOpenApiDocument } from './edge/use-openapi.ts';
@@ -45,6 +46,8 @@ export interface EdgeDeps {
   config: DomainConfig;
   /** The payment processor of each environment. */
   processors: { test: PaymentProcessor; live: PaymentProcessor };
+  /** The channels that deliver messages (email, SMS) in each environment. */
+  messaging: { test: MessageChannels; live: MessageChannels };
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
@@ -77,6 +80,7 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
       const graphql: GraphQLContext = {
         domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
           processor: principal.livemode ? deps.processors.live : deps.processors.test,
+          messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
           files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request)) },

@@ -3,13 +3,23 @@ import type { TenantDbFactory } from '../db/tenant-db.ts';
 import { expireHolds, lapsedHolds } from '../domain/bookings/booking-holds.ts';
 import { markLateRentals, overdueRentals } from '../domain/bookings/booking-lateness.ts';
 import { sweepIdempotencyRecords } from '../http/idempotency.ts';
+import { deliverDueMessages, dueMessages } from '../domain/messages/deliver-message.ts';
+import type { MessageChannels } from '../domain/messages/message-channels.ts';
 
 /**
  * The platform's own periodic work, for every business: bookings whose payment hold ran out
  * are canceled, rentals out past their end and grace go late (each through its tenant's
  * scope, like any request), and idempotency keys past their 24 hours are deleted. Any number of processes may run it side by side.
  */
-export function startMaintenance(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; now: () => Date; holdSweepMs: number; idempotencySweepMs: number }) {
+export function startMaintenance(deps: {
+  prisma: PrismaClient;
+  tenantDb: TenantDbFactory;
+  now: () => Date;
+  /** The message channels of each environment (null: this process delivers no messages). */
+  messaging: { test: MessageChannels; live: MessageChannels } | null;
+  holdSweepMs: number;
+  idempotencySweepMs: number;
+}) {
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
   const every = (ms: number, name: string, job: () => Promise<unknown>) => {
@@ -48,6 +58,19 @@ export function startMaintenance(deps: { prisma: PrismaClient; tenantDb: TenantD
       await markLateRentals(db, business.id, now);
     }
   });
+  const { messaging } = deps;
+  if (messaging) {
+    every(deps.holdSweepMs, 'message delivery sweep', async () => {
+      const now = deps.now();
+      // Which tenants have emails or SMS due again (a channel was down, or a process died mid-send).
+      const tenants = await deps.prisma.message.findMany({ where: dueMessages(now, new Date(now.getTime() - 10_000)), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
+      for (const tenant of tenants) {
+        const business = await deps.prisma.business.findUnique({ where: { id: tenant.businessId }, select: { name: true } });
+        const origin = { ...tenant, requestId: null, idempotencyKey: null };
+        await deliverDueMessages(deps.tenantDb(tenant), origin, tenant.livemode ? messaging.live : messaging.test, now, business?.name ?? 'Your rental company');
+      }
+    });
+  }
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
 
   return {

@@ -8,6 +8,7 @@ import './booking.ts';
 import './payment.ts';
 import './charge.ts';
 import './message.ts';
+import './conversation.ts';
 import './dispute.ts';
 import './file.ts';
 import './pickup.ts';

@@ -7,7 +7,7 @@ import { operationField } from './operation-field.ts';
 
 builder.prismaObject('Message', {
   description: 'A message to or from a customer. Payment data in the body is redacted before storage.',
-  fields: (t) => ({ ...(exposePublicFields(t, MESSAGE_FIELDS, enums) as {}) }),
+  fields: (t) => ({ ...(exposePublicFields(t, MESSAGE_FIELDS, enums) as {}), conversation: t.relation('conversation') }),
 });
 
 const send = operationField(sendMessage);

@@ -12,7 +12,7 @@ export const EVENT_TYPES = [
   'pickup.ready', 'rental.started', 'rental.late', 'return.submitted', 'rental.completed',
   'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived',
   'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',
-  'message.created', 'delivery.retrying',
+  'message.created', 'message.sent', 'message.failed', 'delivery.retrying',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -3,6 +3,7 @@ import type { PrivateTargetPolicy } from '../webhooks/url-policy.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import type { FileAccess } from '../files/file-links.ts';
+import type { MessageChannels } from '../messages/message-channels.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -30,6 +31,8 @@ export interface DomainContext {
   config: DomainConfig;
   /** The payment processor of the caller's environment (the sandbox simulator for test keys). */
   processor: PaymentProcessor;
+  /** The channels that deliver the caller's environment's emails and SMS. */
+  messaging: MessageChannels;
   /** Where files' bytes live, and the signed links to them. */
   files: FileAccess;
   /** The caller's clock: real time, plus the business's sandbox clock for test keys. */
