@@ -171,6 +171,10 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     yoga,
     async listen(port, host) {
       const s = createServer(listener);
+      // Idle keep-alive connections outlive a load balancer's (commonly 60 s), so the server is
+      // never the one to close a connection a client is about to reuse (an ECONNRESET for it).
+      s.keepAliveTimeout = 65_000;
+      s.headersTimeout = 66_000;
       await new Promise<void>((resolve, reject) => {
         s.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortInUseError(host, port) : err));
         s.listen(port, host, () => resolve());
