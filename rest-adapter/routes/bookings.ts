@@ -5,6 +5,8 @@ export const bookingRoutes: RestRoute[] = [
   { method: 'POST', path: '/v1/bookings', field: 'Mutation.createBooking', args: { input: 'body' }, status: 201, stage: 'first_release' },
   { method: 'GET', path: '/v1/bookings', field: 'Query.bookings', stage: 'later_scope' },
   { method: 'GET', path: '/v1/bookings/{booking_id}', field: 'Query.booking', args: { id: 'path.booking_id' }, stage: 'first_release' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}', field: 'Mutation.updateBooking', args: { id: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/bookings/{booking_id}/extend', field: 'Mutation.extendBooking', args: { id: 'path.booking_id', input: 'body' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/approve', field: 'Mutation.approveBooking', args: { id: 'path.booking_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/cancel', field: 'Mutation.cancelBooking', args: { id: 'path.booking_id', input: 'body' }, stage: 'first_release' },
   { method: 'POST', path: '/v1/bookings/{booking_id}/return/complete', field: 'Mutation.completeReturn', args: { bookingId: 'path.booking_id' }, stage: 'later_scope' },

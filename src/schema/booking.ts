@@ -4,6 +4,8 @@ import { BOOKING_FIELDS, bookingGates } from '../domain/bookings/booking.fields.
 import { nextStates } from '../domain/bookings/booking-state.ts';
 import { cancelBooking } from '../domain/bookings/cancel-booking.ts';
 import { createBooking } from '../domain/bookings/create-booking.ts';
+import { extendBookingOperation } from '../domain/bookings/extend-booking.ts';
+import { updateBookingOperation } from '../domain/bookings/update-booking.ts';
 import { getBooking } from '../domain/bookings/get-booking.ts';
 import { listBookings } from '../domain/bookings/list-bookings.ts';
 import { completeReturn } from '../domain/returns/complete-return.ts';
@@ -47,6 +49,8 @@ const create = operationField(createBooking);
 const cancel = operationField(cancelBooking);
 const complete = operationField(completeReturn);
 const approve = operationField(approveBooking);
+const update = operationField(updateBookingOperation);
+const extend = operationField(extendBookingOperation);
 
 builder.queryFields((t) => ({
   booking: booking.prisma(t, 'Booking'),
@@ -58,4 +62,6 @@ builder.mutationFields((t) => ({
   cancelBooking: cancel.prisma(t, 'Booking'),
   completeReturn: complete.prisma(t, 'Booking'),
   approveBooking: approve.prisma(t, 'Booking'),
+  updateBooking: update.prisma(t, 'Booking'),
+  extendBooking: extend.prisma(t, 'Booking'),
 }));

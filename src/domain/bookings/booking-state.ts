@@ -1,5 +1,6 @@
 import type { BookingState, GateStatus } from '../../generated/prisma/enums.ts';
 import { defineMachine, type UnmetGuard } from '../shared/state-machine.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
 import { BookingErrors } from './booking.errors.ts';
 
 /**
@@ -53,6 +54,13 @@ const READINESS: GuardName[] = ['payment_settled', 'deposit_secured', 'identity_
 const BEFORE_PICKUP: BookingState[] = ['pending_payment', 'checkout_started', 'payment_pending', 'booked', 'confirmed', 'ready_for_pickup'];
 /** Gates change (verify, sign, secure, fail) only before pickup, or while a human sorts out a problem. */
 const GATE_CHANGE_STATES: BookingState[] = [...BEFORE_PICKUP, 'problem'];
+/** A paid booking not yet returned may be extended (POST .../extend). */
+const EXTENDABLE: BookingState[] = ['booked', 'confirmed', 'ready_for_pickup', 'active', 'late'];
+/** Where a booking may be after it was paid: an extension paid for is recorded wherever it went meanwhile. */
+const PAID_OR_AFTER: BookingState[] = [...EXTENDABLE, 'return_in_review', 'completed', 'problem', 'canceled', 'refunded'];
+/** The period is fixed once money is on its way: a paid booking is extended instead. */
+const extendInstead = (b: BookingFacts) =>
+  CommonErrors.invalidStateTransition('booking', b.state, `The period of a paid booking (state '${b.state}') cannot be changed; extend it with POST /v1/bookings/{booking_id}/extend.`);
 const FLAGGABLE: BookingState[] = ['payment_pending', 'booked', 'confirmed', 'ready_for_pickup', 'active', 'late', 'return_in_review', 'completed'];
 
 /** Unmet readiness is `booking_not_ready` listing the gates (the spec's gating rule 1). */
@@ -96,6 +104,20 @@ export const bookingMachine = defineMachine({
     resolve_to_return_review: { from: ['problem'], to: 'return_in_review', event: 'return.submitted', verb: 'resolve' },
     resolve_to_completed: { from: ['problem'], to: 'completed', event: 'rental.completed', verb: 'resolve' },
     resolve_to_canceled: { from: ['problem'], to: 'canceled', event: 'booking.canceled', verb: 'resolve' },
+    // The booking's own fields (POST /v1/bookings/{id}, POST .../extend); the state stays,
+    // except a late rental extended past the present, which is back to active.
+    update_metadata: { from: BOOKING_STATES.filter((s) => !['completed', 'canceled', 'refunded'].includes(s)), records: ['metadata'], event: 'booking.updated', verb: 'update' },
+    change_period: {
+      from: ['pending_payment'],
+      records: ['startAt', 'endAt', 'unlimitedMiles', 'metadata'],
+      event: 'booking.updated',
+      verb: 'change the period of',
+      lockedIn: Object.fromEntries(EXTENDABLE.map((s) => [s, extendInstead])),
+    },
+    reserve_extension: { from: EXTENDABLE, records: ['endAt'], verb: 'extend' },
+    release_extension: { from: PAID_OR_AFTER, records: ['endAt'], verb: 'give back the extension of' },
+    confirm_extension: { from: PAID_OR_AFTER, records: ['endAt'], event: 'booking.extended', verb: 'extend' },
+    extend_late_rental: { from: ['late'], to: 'active', records: ['endAt'], event: 'booking.extended', verb: 'extend' },
     // Gate changes: the checks and the processor report; the state stays.
     verify_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'satisfied' }, verb: 'verify the identity of' },
     reject_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'failed' }, verb: 'reject the identity of' },
