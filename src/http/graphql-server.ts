@@ -27,6 +27,8 @@ import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { useApiReference } from './edge/use-api-reference.ts';
 import { useOpenApiDocument } from './edge/use-openapi.ts';
 import { useOperationAccess } from './edge/use-operation-access.ts';
 import { usePrincipal } from './edge/use-principal.ts';
@@ -39,6 +41,17 @@ import type { RateLimiter } from './rate-limit.ts';
 import { currentRequestId } from './request-scope.ts';
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** What GraphiQL opens with: the newest bookings and what hangs off them. */
+const GRAPHIQL_DEFAULT_QUERY = `# Put your test secret key in the Headers pane below, then run this.
+query NewestBookings {
+  bookings(first: 5) {
+    edges {
+      node { id state startAt endAt totalCents vehicle { name } customer { name } }
+    }
+  }
+}
+`;
 
 export interface EdgeDeps {
   prisma: PrismaClient;
@@ -150,6 +163,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
+    useApiReference(),
     useRouting(routeLookup(compiled, () => yoga), GRAPHQL_PATH),
     useBody(deps.bodyLimitBytes),
     usePrincipal({ prisma: deps.prisma, hostEnvironment: deps.hostEnvironment }),
@@ -171,6 +185,15 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
+    // GraphiQL with its code bundled in (no CDN: it works offline). Operations need a key:
+    // the headers pane starts with the Authorization header to fill in; it is not persisted.
+    renderGraphiQL,
+    graphiql: {
+      title: 'Rental API · GraphiQL',
+      headers: JSON.stringify({ Authorization: 'Bearer svc_test_sk_...' }, null, 2),
+      shouldPersistHeaders: false,
+      defaultQuery: GRAPHIQL_DEFAULT_QUERY,
+    },
     logging: false,
     // yoga's own health check answers any URL that merely ends with its endpoint (a query
     // string included), before authentication. Health is ours (use-health.ts): no parsed URL
