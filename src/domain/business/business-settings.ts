@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { DomainContext } from '../shared/context.ts';
 
+/** The terms of a business that has not written its own. */
+export const DEFAULT_AGREEMENT_TERMS = [
+  'The renter is the only authorized driver unless the business agrees otherwise in writing, and holds a valid driving licence for the whole rental.',
+  "The vehicle is returned by the end of the rental period, in the condition it was picked up in, ordinary wear excepted. A late return may be charged under the business's return rules.",
+  "Miles driven beyond the included miles are charged at the mileage fee stated above. Fuel, tolls, fines and cleaning beyond ordinary use are the renter's.",
+  "The security deposit is held on the renter's card for the rental and released after the return, less any charges for damage, mileage, fuel, tolls, late return or cleaning.",
+  'The renter reports any accident, damage or theft to the business at once, and does not use the vehicle for hire, racing, towing, or off public roads.',
+].join('\n\n');
+
 /**
  * Rental settings of a business (the spec, "Named field sets"). Stored as JSON; every read
  * goes through `readSettings`, so missing keys take these defaults.
@@ -22,7 +31,13 @@ export const businessSettingsSchema = z.object({
     })
     .prefault({}),
   identity_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
-  agreement_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
+  agreement_requirements: z
+    .object({
+      required: z.boolean().default(true),
+      /** The business's own terms, printed in every rental agreement it sends. */
+      terms: z.string().trim().min(1).max(20_000).default(DEFAULT_AGREEMENT_TERMS),
+    })
+    .prefault({}),
   insurance_requirements: z.object({ required: z.boolean().default(false) }).prefault({}),
 });
 
