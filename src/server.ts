@@ -15,6 +15,7 @@ import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
 import { directoryStorage } from './storage/directory-storage.ts';
 import { fileLinkSigner } from './domain/files/file-links.ts';
+import { signingLinkSigner } from './domain/agreements/agreement-links.ts';
 import { platformSecret } from './platform/secrets.ts';
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
@@ -118,6 +119,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
     messaging,
     files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
+    signingLinkSigner: signingLinkSigner(await platformSecret(prisma, 'agreement_links')),
     readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,
     now,

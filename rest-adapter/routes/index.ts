@@ -1,4 +1,5 @@
 import type { RestRoute } from '../route.ts';
+import { agreementRoutes } from './agreements.ts';
 import { bookingRoutes } from './bookings.ts';
 import { conversationRoutes } from './conversations.ts';
 import { customerRoutes } from './customers.ts';
@@ -10,5 +11,5 @@ import { sandboxRoutes } from './sandbox.ts';
 import { tripRoutes } from './trip.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...agreementRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...sandboxRoutes];
 

@@ -23,6 +23,8 @@ import { useFileTransfer } from './edge/use-file-transfer.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
+import { signingLinks, type SigningLinkSigner } from '../domain/agreements/agreement-links.ts';
+import { useAgreementSigning } from './edge/use-agreement-signing.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
@@ -71,6 +73,8 @@ export interface EdgeDeps {
   health: HealthChecks;
   /** Files' bytes, and the key that signs links to them. */
   files: { storage: FileStorage; signer: FileLinkSigner; publicUrl: string | undefined };
+  /** The key that signs the customers' agreement signing links. */
+  signingLinkSigner: SigningLinkSigner;
   /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
@@ -96,7 +100,8 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
           messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
-          files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request)) },
+          files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request)),
+          signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(context.request)) },
         pubsub: deps.pubsub,
       };
       extendContext(graphql as never);
@@ -161,6 +166,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useRequestFrame(),
     useHealth(deps.health),
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
+    useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
     useApiReference(),
