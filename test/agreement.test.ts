@@ -198,6 +198,34 @@ describe.each(ENGINES)('rental agreement on %s', (engine) => {
     expect(agreement.signer.document_sha256).not.toBe(first.document_sha256);
   });
 
+  it('opens as a page in a browser, whose form signs; a refused link is a page too', async () => {
+    const booking = await createBooking(api, (await createVehicle(api)).id, { customer: { name: 'Zoë <b>Ünal</b>', email: 'zoe@example.com' } });
+    await api.post(`/v1/bookings/${booking.id}/agreement`);
+    const link = pathOf((await api.post(`/v1/bookings/${booking.id}/agreement/send`, { channel: 'email' })).body.signing_url);
+    const browser = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const page = await anonymous.get(link, browser);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.body).toContain('Zoë &#60;b&#62;Ünal&#60;/b&#62;');
+    expect(page.body).not.toContain('<b>Ünal');
+    expect(page.body).toContain(`action="${link.replace(/&/g, '&#38;')}"`);
+    expect(page.body).toMatch(/<a href="[^"]+\/download\?[^"]+">Read the agreement \(PDF\)<\/a>/);
+
+    const form = (fields: string) => anonymous.call('POST', link, fields, { 'content-type': 'application/x-www-form-urlencoded', ...browser });
+    const unaccepted = await form('signer_name=Zo%C3%AB+%C3%9Cnal');
+    expect(unaccepted.status).toBe(422);
+    expect(unaccepted.body).toContain('accept');
+    const signed = await form('signer_name=Zo%C3%AB+%C3%9Cnal&accept=true');
+    expect(signed.status).toBe(200);
+    expect(signed.body).toContain('Signed by Zoë Ünal');
+    expect((await api.get(`/v1/bookings/${booking.id}/agreement`)).body.signer).toMatchObject({ name: 'Zoë Ünal', ip: expect.any(String) });
+
+    const refused = await anonymous.get(link.replace(/signature=(.)/, (_m, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`), browser);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('This signing link is not valid');
+  });
+
   it('keeps the sandbox signature working, as the sandbox signer, on a sent agreement and without one', async () => {
     const withDocument = await createBooking(api, (await createVehicle(api)).id);
     const created = (await api.post(`/v1/bookings/${withDocument.id}/agreement`)).body;
