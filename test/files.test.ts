@@ -100,7 +100,7 @@ describe.each(ENGINES)('files and evidence on %s', (engine) => {
     const unsigned = link.upload_url.split('?')[0];
     expect((await put(unsigned, PNG)).status).toBe(403);
     const secret = (await t.db.prisma.platformSecret.findUniqueOrThrow({ where: { name: 'file_links' } })).value;
-    const expired = `${unsigned}?${fileLinkSigner(secret).query(link.id, 'upload', new Date(Date.now() - 1000))}`;
+    const expired = `${unsigned}?${fileLinkSigner(secret).query({ businessId: t.business.business_id, livemode: false }, link.id, 'upload', new Date(Date.now() - 1000))}`;
     const late = await put(expired, PNG);
     expect(late.status).toBe(403);
     expect(late.body.error.message).toMatch(/expired/);

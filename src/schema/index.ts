@@ -13,6 +13,7 @@ import './dispute.ts';
 import './file.ts';
 import './pickup.ts';
 import './insurance.ts';
+import './identity.ts';
 import './return.ts';
 import './vehicle-access.ts';
 import './sandbox.ts';

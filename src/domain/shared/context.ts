@@ -4,6 +4,7 @@ import type { Principal } from '../access/permissions.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import type { FileAccess } from '../files/file-links.ts';
 import type { MessageChannels } from '../messages/message-channels.ts';
+import type { IdentityProvider } from '../identity/identity-provider.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -35,6 +36,8 @@ export interface DomainContext {
   messaging: MessageChannels;
   /** Where files' bytes live, and the signed links to them. */
   files: FileAccess;
+  /** The identity provider of the caller's environment (the sandbox for test keys). */
+  identity: IdentityProvider;
   /** The caller's clock: real time, plus the business's sandbox clock for test keys. */
   now(): Date;
   /** The sandbox clock moved: callers cached in this process must see it at once. */
