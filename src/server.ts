@@ -15,6 +15,7 @@ import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
 import { reportingIdentityFailures, sandboxIdentityProvider, unconfiguredIdentityProvider } from './processors/identity-providers.ts';
 import { directoryStorage } from './storage/directory-storage.ts';
+import { reportingStorageFailures } from './storage/reported-failures.ts';
 import { fileLinkSigner } from './domain/files/file-links.ts';
 import { platformSecret } from './platform/secrets.ts';
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
@@ -49,6 +50,13 @@ async function configuredIdentityProviders(config: AppConfig): Promise<EdgeDeps[
 }
 
 const reportingIdentityProviders = (p: EdgeDeps['identityProviders']): EdgeDeps['identityProviders'] => ({ test: reportingIdentityFailures(p.test), live: reportingIdentityFailures(p.live) });
+
+/** Files' bytes: an S3-compatible bucket when FILES_S3_BUCKET is set (the SDK is loaded only then), else FILES_DIR. */
+async function configuredStorage(config: AppConfig) {
+  if (!config.filesS3) return reportingStorageFailures(directoryStorage(config.filesDir));
+  const { s3Storage } = await import('./storage/s3-storage.ts');
+  return reportingStorageFailures(s3Storage(config.filesS3));
+}
 
 async function configuredEventReader(config: AppConfig) {
   if (!config.stripe.webhookSecret) return null;
@@ -129,7 +137,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
     messaging,
     identityProviders: reportingIdentityProviders(options.identityProviders ?? (await configuredIdentityProviders(config))),
-    files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
+    files: { storage: await configuredStorage(config), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
     readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,
     now,
