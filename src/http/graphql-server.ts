@@ -6,6 +6,7 @@ import type { TenantDbFactory } from '../db/tenant-db.ts';
 import type { GraphQLContext } from '../builder.ts';
 import type { DomainConfig } from '../domain/shared/context.ts';
 import type { PaymentProcessor } from '../domain/payments/processor.ts';
+import type { IdentityProvider } from '../domain/identity/identity-provider.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { EventPubSub } from '../events/event-relay.ts';
@@ -63,6 +64,8 @@ export interface EdgeDeps {
   processors: { test: PaymentProcessor; live: PaymentProcessor };
   /** The channels that deliver messages (email, SMS) in each environment. */
   messaging: { test: MessageChannels; live: MessageChannels };
+  /** The identity provider of each environment. */
+  identityProviders: { test: IdentityProvider; live: IdentityProvider };
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
@@ -100,8 +103,9 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
           messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
-          files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request)),
-          signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(context.request)) },
+          files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request), tenant),
+          signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(context.request)),
+          identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
         pubsub: deps.pubsub,
       };
       extendContext(graphql as never);

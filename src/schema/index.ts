@@ -14,6 +14,7 @@ import './file.ts';
 import './pickup.ts';
 import './insurance.ts';
 import './agreement.ts';
+import './identity.ts';
 import './return.ts';
 import './vehicle-access.ts';
 import './sandbox.ts';

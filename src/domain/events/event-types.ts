@@ -7,7 +7,7 @@ export const EVENT_TYPES = [
   'booking.created', 'booking.checkout_started', 'booking.confirmed', 'booking.canceled', 'booking.problem',
   'booking.updated', 'booking.extended',
   'payment.processing', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'payment.refund_failed',
-  'identity.verified', 'identity.rejected', 'agreement.created', 'agreement.sent', 'agreement.signed',
+  'identity.processing', 'identity.verified', 'identity.rejected', 'agreement.created', 'agreement.sent', 'agreement.signed',
   'insurance.submitted', 'insurance.approved', 'insurance.rejected',
   'deposit.secured', 'deposit.released', 'deposit.captured', 'deposit.capture_failed',
   'pickup.ready', 'rental.started', 'rental.late', 'return.submitted', 'rental.completed',

@@ -5,6 +5,7 @@ import type { PaymentProcessor } from '../payments/processor.ts';
 import type { FileAccess } from '../files/file-links.ts';
 import type { MessageChannels } from '../messages/message-channels.ts';
 import type { SigningLinks } from '../agreements/agreement-links.ts';
+import type { IdentityProvider } from '../identity/identity-provider.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -38,6 +39,8 @@ export interface DomainContext {
   files: FileAccess;
   /** Signed links for a customer's signature of a rental agreement. */
   signingLinks: SigningLinks;
+  /** The identity provider of the caller's environment (the sandbox for test keys). */
+  identity: IdentityProvider;
   /** The caller's clock: real time, plus the business's sandbox clock for test keys. */
   now(): Date;
   /** The sandbox clock moved: callers cached in this process must see it at once. */
