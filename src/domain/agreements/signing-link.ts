@@ -3,7 +3,7 @@ import type { TenantDb, TenantDbFactory } from '../../db/tenant-db.ts';
 import type { Agreement, PrismaClient } from '../../generated/prisma/client.ts';
 import { expireHolds } from '../bookings/booking-holds.ts';
 import type { EventOrigin } from '../events/event.service.ts';
-import { downloadLink, type FileAccess } from '../files/file-links.ts';
+import { downloadLink, type FileAccess, type FileOwner } from '../files/file-links.ts';
 import { parseInput } from '../shared/validation.ts';
 import { AgreementErrors } from './agreement.errors.ts';
 import type { SigningLinkSigner } from './agreement-links.ts';
@@ -20,7 +20,8 @@ export interface SigningLinkDeps {
   prisma: PrismaClient;
   tenantDb: TenantDbFactory;
   signer: SigningLinkSigner;
-  files: FileAccess;
+  /** File links of the agreement's business and environment. */
+  files(owner: FileOwner): FileAccess;
   /** Real time; the sandbox's clock is added for test agreements. */
   now(): Date;
 }
@@ -56,8 +57,8 @@ async function signingPage(deps: SigningLinkDeps, linked: LinkedAgreement) {
   const booking = await db.booking.findUniqueOrThrow({ where: { id: agreement.bookingId }, include: { customer: true, vehicle: true } });
   const business = await db.business.findUniqueOrThrow({ where: { id: agreement.businessId }, select: { name: true } });
   const file = agreement.fileId ? await db.file.findUnique({ where: { id: agreement.fileId } }) : null;
-  // File links are checked against real time, whatever the sandbox clock says.
-  const document = file ? downloadLink(deps.files, file, deps.now()) : null;
+  // File links are checked on the clock of the file's environment (the sandbox's for test files).
+  const document = file ? downloadLink(deps.files({ businessId: agreement.businessId, livemode: agreement.livemode }), file, linked.now) : null;
   return {
     object: 'agreement_signing',
     agreement_id: agreement.id,

@@ -69,7 +69,7 @@ export function useAgreementSigning(deps: {
       prisma: deps.prisma,
       tenantDb: deps.tenantDb,
       signer: deps.signer,
-      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? url.origin),
+      files: (owner) => fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? url.origin, owner),
       now: deps.now,
     };
     const action = url.pathname + url.search;
