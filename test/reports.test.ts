@@ -147,7 +147,7 @@ function expectedReport(type: ReportType, groupBy: Grouping) {
     const zero: Record<string, number | null> = { ...ZERO[type] };
     rows = rowsOver(BUCKETS[groupBy], zero, e[groupBy] as Record<string, Record<string, number | null>>);
   }
-  return { object: 'report', type, from: iso(FROM), to: iso(TO), group_by: groupBy, currency: 'usd', rows, totals: e.totals };
+  return { object: 'report', type, from: iso(FROM), to: iso(TO), group_by: groupBy, timezone: 'UTC', currency: 'usd', rows, totals: e.totals };
 }
 
 /** A report as CSV, from its JSON: the header, then a line per bucket, CRLF. */
@@ -325,7 +325,7 @@ describe.each(ENGINES)('reports on %s', (engine) => {
       const figures = Object.keys(expected.totals).map(camel);
       const field = `${type}Report`;
       const res = await gql(`query($from: DateTime!, $to: DateTime!, $groupBy: ReportGrouping) {
-        ${field}(from: $from, to: $to, groupBy: $groupBy) { type from to groupBy currency rows { periodStart periodEnd ${figures.join(' ')} } totals { ${figures.join(' ')} } }
+        ${field}(from: $from, to: $to, groupBy: $groupBy) { type from to groupBy timezone currency rows { periodStart periodEnd ${figures.join(' ')} } totals { ${figures.join(' ')} } }
       }`, { from: FROM, to: TO, groupBy });
       expect(res.errors).toBeUndefined();
       const answer = res.data[field];
@@ -344,6 +344,25 @@ describe.each(ENGINES)('reports on %s', (engine) => {
     ]);
   });
 
+  it('cuts the buckets at midnight of a time zone, a daylight-saving day having 23 hours', async () => {
+    // New York moved its clocks forward on 2025-03-09: that day runs 05:00Z → 04:00Z the next.
+    const period = `from=${encodeURIComponent('2025-03-07T00:00:00-05:00')}&to=${encodeURIComponent('2025-03-11T00:00:00-04:00')}&group_by=day&timezone=America/New_York`;
+    const revenue = await api.get(`/v1/reports/revenue?${period}`);
+    expect(revenue.status, JSON.stringify(revenue.body)).toBe(200);
+    expect(revenue.body).toMatchObject({ from: '2025-03-07T05:00:00.000Z', to: '2025-03-11T04:00:00.000Z', timezone: 'America/New_York' });
+    expect(revenue.body.rows.map((r: Record<string, unknown>) => [r.period_start, r.period_end, r.gross_cents, r.refunds_cents])).toEqual([
+      ['2025-03-07T05:00:00.000Z', '2025-03-08T05:00:00.000Z', 17500, 0],
+      ['2025-03-08T05:00:00.000Z', '2025-03-09T05:00:00.000Z', 8000, 0],
+      ['2025-03-09T05:00:00.000Z', '2025-03-10T04:00:00.000Z', 0, 0],
+      ['2025-03-10T04:00:00.000Z', '2025-03-11T04:00:00.000Z', 0, 2500],
+    ]);
+    // B1 ends Mar 7 10:00Z (5 hours into its local day); B2 fills V2 from Mar 9 00:00Z (Mar 8 19:00 local).
+    const utilization = await api.get(`/v1/reports/utilization?${period}`);
+    expect(utilization.body.rows.map((r: Record<string, unknown>) => [r.available_vehicle_hours, r.booked_vehicle_hours])).toEqual([
+      [48, 5], [48, 5], [46, 23], [48, 24],
+    ]);
+  });
+
   it('refuses a bad period or grouping with 422 naming the parameter, over REST and GraphQL', async () => {
     const cases: [string, string, string][] = [
       [`from=2025-03-01&to=${encodeURIComponent(TO)}`, 'from', 'parameter_invalid'],
@@ -353,6 +372,8 @@ describe.each(ENGINES)('reports on %s', (engine) => {
       [`from=${encodeURIComponent(FROM)}&to=2026-04-06T00:00:01Z`, 'to', 'parameter_invalid'],
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&group_by=year`, 'group_by', 'parameter_invalid'],
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&format=xml`, 'format', 'parameter_invalid'],
+      [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&timezone=Mars/Olympus_Mons`, 'timezone', 'parameter_invalid'],
+      [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&timezone=UTC%2B3`, 'timezone', 'parameter_invalid'],
       [`to=${encodeURIComponent(TO)}`, 'from', 'parameter_missing'],
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&groupby=day`, 'groupby', 'parameter_unknown'],
     ];

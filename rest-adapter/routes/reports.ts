@@ -7,7 +7,7 @@ import { inputProblem } from '../../src/http/input-safety.ts';
 import type { HandlerRoute } from '../route.ts';
 
 /** REST query parameters → the operation's arguments. */
-const PARAMS: Record<string, string> = { from: 'from', to: 'to', group_by: 'groupBy', format: 'format' };
+const PARAMS: Record<string, string> = { from: 'from', to: 'to', group_by: 'groupBy', timezone: 'timezone', format: 'format' };
 
 /** The query's arguments; an unknown or unsafe parameter is a 422 naming it. */
 function argumentsOf(url: URL): Record<string, string> {

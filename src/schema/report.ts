@@ -36,7 +36,7 @@ function figureFields(t: any, figures: readonly Figure[], of: (parent: any) => F
   );
 }
 
-const grouping = enumType('ReportGrouping', GROUPINGS, 'Bucket size: day, week (from Monday) or month, at midnight UTC.');
+const grouping = enumType('ReportGrouping', GROUPINGS, 'Bucket size: day, week (Monday to Monday) or month, cut at midnight of the report\'s time zone.');
 
 const reportFields = REPORTS.map(({ type, operation, figures }) => {
       const name = `${pascal(type)}Report`;
@@ -59,6 +59,7 @@ const reportFields = REPORTS.map(({ type, operation, figures }) => {
           from: r.expose('from', { type: 'DateTime' }),
           to: r.expose('to', { type: 'DateTime' }),
           groupBy: r.field({ type: grouping, resolve: (report: Report) => report.groupBy }),
+          timezone: r.exposeString('timezone', { description: 'The IANA time zone whose midnights cut the buckets.' }),
           currency: r.exposeString('currency', { description: "The business's currency: money figures count movements in it." }),
           rows: r.field({ type: [Row], resolve: (report: Report) => report.rows }),
           totals: r.field({ type: Totals, resolve: (report: Report) => report.totals }),

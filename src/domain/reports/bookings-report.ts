@@ -30,7 +30,7 @@ export const bookingsReport = defineOperation({
   errors: [],
   example: reportExample,
   async run(ctx, args): Promise<Report> {
-    const period = reportPeriod(args);
+    const period = await reportPeriod(ctx, args);
     const currency = await reportCurrency(ctx);
     const rows = await ctx.db.$readScoped<Record<string, unknown> & { period_start: Date; period_end: Date }>(Prisma.sql`
       SELECT b.period_start, b.period_end,

@@ -24,7 +24,7 @@ export const disputesReport = defineOperation({
   errors: [],
   example: reportExample,
   async run(ctx, args): Promise<Report> {
-    const period = reportPeriod(args);
+    const period = await reportPeriod(ctx, args);
     const currency = await reportCurrency(ctx);
     // One line per fact (opened, approved, closed) at its time, then counted per bucket.
     const rows = await ctx.db.$readScoped<Record<string, unknown> & { period_start: Date; period_end: Date }>(Prisma.sql`

@@ -8,6 +8,7 @@ export function presentReport(report: Report) {
     from: report.from.toISOString(),
     to: report.to.toISOString(),
     group_by: report.groupBy,
+    timezone: report.timezone,
     currency: report.currency,
     rows: report.rows.map((row) => ({ period_start: row.periodStart.toISOString(), period_end: row.periodEnd.toISOString(), ...row.figures })),
     totals: report.totals,

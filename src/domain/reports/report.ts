@@ -19,9 +19,15 @@ export const reportArgs = z.object({
   to: timestamp(`End of the period (exclusive), after \`from\` and at most ${MAX_REPORT_DAYS} days from it.`),
   groupBy: z
     .enum(GROUPINGS)
-    .meta({ id: 'ReportGrouping', description: 'Bucket size: day, week (Monday to Monday) or month, with boundaries at midnight UTC.' })
+    .meta({ id: 'ReportGrouping', description: 'Bucket size: day, week (Monday to Monday) or month, cut at midnight of the report\'s time zone.' })
     .nullish()
-    .meta({ description: 'Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight UTC.' }),
+    .meta({ description: 'Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight of `timezone`.' }),
+  timezone: z
+    .string()
+    .min(1)
+    .max(64)
+    .nullish()
+    .meta({ description: 'The IANA time zone whose midnights cut the buckets (Europe/Berlin); UTC by default. A day of a daylight-saving change has 23 or 25 hours.' }),
 });
 export type ReportArgs = z.output<typeof reportArgs>;
 
@@ -53,6 +59,7 @@ export interface Report {
   from: Date;
   to: Date;
   groupBy: Grouping;
+  timezone: string;
   currency: string;
   rows: ReportRow[];
   totals: Figures;
@@ -63,31 +70,42 @@ export interface ReportPeriod {
   from: Date;
   to: Date;
   groupBy: Grouping;
+  timezone: string;
 }
 
-export function reportPeriod(args: ReportArgs): ReportPeriod {
+/** Zones the database knows, learnt once per process (its list and the runtime's may differ). */
+const knownZones = new Set<string>(['UTC']);
+
+export async function reportPeriod(ctx: DomainContext, args: ReportArgs): Promise<ReportPeriod> {
   const groupBy = args.groupBy ?? 'day';
+  const timezone = args.timezone ?? 'UTC';
+  if (!knownZones.has(timezone)) {
+    const [{ known }] = await ctx.db.$readScoped<{ known: boolean }>(Prisma.sql`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timezone}) AS known`);
+    if (!known) throw CommonErrors.parameterInvalid('timezone', `Invalid timezone: '${timezone}' is not an IANA time zone name (e.g. Europe/Berlin).`);
+    knownZones.add(timezone);
+  }
   if (args.to.getTime() <= args.from.getTime()) throw CommonErrors.parameterInvalid('to', 'Invalid to: the period must end after `from`.');
   if (args.to.getTime() - args.from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
     throw CommonErrors.parameterInvalid('to', `Invalid to: a report covers at most ${MAX_REPORT_DAYS} days.`);
   }
-  return { ...args, groupBy };
+  return { from: args.from, to: args.to, groupBy, timezone };
 }
 
 /**
  * The period's buckets as a subquery `(period_start, period_end)`, one row each, in order:
- * whole days, weeks (date_trunc's weeks start on Monday) or months of UTC, the first and last
- * clipped to the period, so the rows partition it exactly. Worked out on timestamps without
- * a zone at UTC, so the session's TimeZone setting cannot move a boundary.
+ * whole days, weeks (date_trunc's weeks start on Monday) or months of the period's time zone,
+ * the first and last clipped to the period, so the rows partition it exactly. Worked out on
+ * the zone's wall-clock times (timestamps without a zone), so the session's TimeZone setting
+ * cannot move a boundary and a daylight-saving day has its 23 or 25 hours.
  */
 export function bucketsSql(period: ReportPeriod): Prisma.Sql {
   const step = `1 ${period.groupBy}`;
   return Prisma.sql`(
-    SELECT GREATEST(s AT TIME ZONE 'UTC', ${period.from}::timestamptz) AS period_start,
-           LEAST((s + ${step}::interval) AT TIME ZONE 'UTC', ${period.to}::timestamptz) AS period_end
+    SELECT GREATEST(s AT TIME ZONE ${period.timezone}, ${period.from}::timestamptz) AS period_start,
+           LEAST((s + ${step}::interval) AT TIME ZONE ${period.timezone}, ${period.to}::timestamptz) AS period_end
     FROM generate_series(
-      date_trunc(${period.groupBy}, ${period.from}::timestamptz AT TIME ZONE 'UTC'),
-      ${period.to}::timestamptz AT TIME ZONE 'UTC' - interval '1 microsecond',
+      date_trunc(${period.groupBy}, ${period.from}::timestamptz AT TIME ZONE ${period.timezone}),
+      ${period.to}::timestamptz AT TIME ZONE ${period.timezone} - interval '1 microsecond',
       ${step}::interval
     ) AS s
   )`;

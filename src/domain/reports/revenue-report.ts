@@ -34,7 +34,7 @@ export const revenueReport = defineOperation({
   errors: [],
   example: reportExample,
   async run(ctx, args): Promise<Report> {
-    const period = reportPeriod(args);
+    const period = await reportPeriod(ctx, args);
     const currency = await reportCurrency(ctx);
     const byType = CHARGE_TYPES.map(
       (type) => Prisma.sql`COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" IN ('charge', 'deposit_capture') AND c."type"::text = ${type}), 0)::bigint AS ${Prisma.raw(`charges_${type}_cents`)}`,

@@ -31,7 +31,7 @@ export const utilizationReport = defineOperation({
   errors: [],
   example: reportExample,
   async run(ctx, args): Promise<Report> {
-    const period = reportPeriod(args);
+    const period = await reportPeriod(ctx, args);
     const currency = await reportCurrency(ctx);
     // Milliseconds are whole (timestamps keep three decimals), so the sums are exact.
     const rows = await ctx.db.$readScoped<Record<string, unknown> & { period_start: Date; period_end: Date }>(Prisma.sql`
