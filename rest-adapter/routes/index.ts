@@ -8,9 +8,23 @@ import { fileRoutes } from './files.ts';
 import { fleetRoutes } from './fleet.ts';
 import { identityRoutes } from './identity.ts';
 import { moneyRoutes } from './money.ts';
+import { reportRoutes } from './reports.ts';
 import { sandboxRoutes } from './sandbox.ts';
 import { tripRoutes } from './trip.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...identityRoutes, ...agreementRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [
+  ...fleetRoutes,
+  ...bookingRoutes,
+  ...tripRoutes,
+  ...identityRoutes,
+  ...agreementRoutes,
+  ...moneyRoutes,
+  ...fileRoutes,
+  ...customerRoutes,
+  ...conversationRoutes,
+  ...reportRoutes,
+  ...developerRoutes,
+  ...sandboxRoutes,
+];
 

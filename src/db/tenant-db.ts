@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { COLUMN_NAMES, DATAMODEL as models, type DirectSql } from './direct-sql.ts';
 
 /** One business in one environment: the only rows a request may reach. */
@@ -124,6 +124,50 @@ const OPERATIONS = [
 /** Delegate name (`booking`) → model (`Booking`), for every model of the datamodel. */
 const MODEL_OF_DELEGATE = new Map(Object.keys(models).map((m) => [m[0].toLowerCase() + m.slice(1), m]));
 const CLIENT_ONLY = new Set(['$extends', '$use', '$on', '$connect', '$disconnect']);
+/** Prisma's raw SQL reaches every tenant's rows: through the scope, SQL goes through `$readScoped` only. */
+const RAW_SQL = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$queryRawTyped']);
+
+/** Every table (a model's name: the schema maps none elsewhere). */
+const TABLES = Object.keys(models);
+const TABLE_REFERENCE = new RegExp(`(\\.\\s*)?"(${TABLES.join('|')})"`, 'g');
+/** Functions that run SQL given as text (which this check cannot see) or reach past the database's tables. */
+const DYNAMIC_SQL = /\b(query_to_xml\w*|cursor_to_xml\w*|table_to_xml\w*|schema_to_xml\w*|database_to_xml\w*|dblink\w*|regclass|pg_read\w*|lo_\w+|set_config|current_setting)\b/i;
+
+/**
+ * One SELECT of `query`, reading the tenant's rows only: each table it names (quoted, as
+ * `"Booking"`) is shadowed by a common table expression of that table's rows restricted to
+ * the scope's business (and environment), bound as parameters, so no row of another tenant
+ * is in sight whatever the statement says. Refused (TenantScopeViolation) before it runs:
+ * anything but one SELECT, a table named through its schema (`public."Booking"`, which would
+ * bypass the shadow), comments, a table that belongs to no tenant, and functions that run SQL
+ * text.
+ */
+export function scopedRead(query: Prisma.Sql, scope: TenantScope): Prisma.Sql {
+  const text = query.strings.join(' ');
+  if (!/^\s*SELECT\b/i.test(text)) throw new TenantScopeViolation('a scoped read is one SELECT statement');
+  if (text.includes(';')) throw new TenantScopeViolation('a scoped read is one statement');
+  // A comment could stand between a schema and its table (public./**/"Booking").
+  if (text.includes('--') || text.includes('/*')) throw new TenantScopeViolation('a scoped read carries no comments');
+  if (DYNAMIC_SQL.test(text)) throw new TenantScopeViolation('a scoped read may not run SQL given as text or reach outside the tables');
+  const tables = new Set<string>();
+  for (const [, qualified, table] of text.matchAll(TABLE_REFERENCE)) {
+    if (qualified) throw new TenantScopeViolation(`a scoped read names "${table}" by itself, never through its schema`);
+    if (table !== 'Business' && !TENANT_MODELS.has(table)) throw new TenantScopeViolation(`${table} is not a tenant model`);
+    tables.add(table);
+  }
+  if (tables.size === 0) return query;
+  const shadows = [...tables].map((table) => {
+    const owner =
+      table === 'Business'
+        ? Prisma.sql`"id" = ${scope.businessId}`
+        : TENANT_MODELS.get(table)!.environment
+          ? Prisma.sql`"businessId" = ${scope.businessId} AND "livemode" = ${scope.livemode}`
+          : Prisma.sql`"businessId" = ${scope.businessId}`;
+    // Without RECURSIVE a query does not see its own name: the body reads the table itself.
+    return Prisma.sql`${Prisma.raw(`"${table}"`)} AS NOT MATERIALIZED (SELECT * FROM ${Prisma.raw(`"${table}"`)} WHERE ${owner})`;
+  });
+  return Prisma.sql`WITH ${Prisma.join(shadows, ', ')} ${query}`;
+}
 
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
 
@@ -236,14 +280,28 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
           return direct ? direct.transaction(begin) : begin(() => undefined);
         };
       }
-      if (CLIENT_ONLY.has(prop)) throw new TenantScopeViolation(`${prop} is not available through the tenant scope`);
+      if (prop === '$readScoped') {
+        return (query: Prisma.Sql) => {
+          let scoped: Prisma.Sql;
+          try {
+            scoped = scopedRead(query, scope);
+          } catch (err) {
+            return Promise.reject(err);
+          }
+          return (target as PrismaClient).$queryRaw(scoped);
+        };
+      }
+      if (CLIENT_ONLY.has(prop) || RAW_SQL.has(prop)) throw new TenantScopeViolation(`${prop} is not available through the tenant scope`);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
 
 /** A Prisma client that reaches one tenant's rows only. */
-export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect'>;
+export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & {
+  /** One SELECT over the tenant's rows only (`scopedRead`), e.g. a report's GROUP BY. */
+  $readScoped<T>(query: Prisma.Sql): Promise<T[]>;
+};
 
 /** The client handed to `$transaction` callbacks of a TenantDb. */
 export type TenantTx = Prisma.TransactionClient;

@@ -20,6 +20,7 @@ import './vehicle-access.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';
+import './report.ts';
 import './subscription.ts';
 
 builder.queryType({ description: 'Reads. Bookings are the root of the graph.' });
