@@ -7,8 +7,9 @@ import { fileRoutes } from './files.ts';
 import { fleetRoutes } from './fleet.ts';
 import { moneyRoutes } from './money.ts';
 import { sandboxRoutes } from './sandbox.ts';
+import { teamRoutes } from './team.ts';
 import { tripRoutes } from './trip.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...teamRoutes, ...developerRoutes, ...sandboxRoutes];
 
