@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_PERMISSIONS } from '../src/domain/access/permissions.ts';
+import { runAdminCommand } from '../src/admin/admin-commands.ts';
+import { ALL_PERMISSIONS, ROLE_PERMISSIONS } from '../src/domain/access/permissions.ts';
 import { createApiKey } from '../src/platform/api-keys.ts';
 import { addTeamMember } from '../src/platform/team-members.ts';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
@@ -202,6 +203,29 @@ describe.each(ENGINES)('the team on %s', (engine) => {
     expect((await api.get(`/v1/team/${test.member.id}`)).status).toBe(404);
     expect((await api.call('DELETE', `/v1/team/${test.member.id}`)).status).toBe(404);
     expect((await api.get('/v1/events?type=team_member.removed&limit=1')).body.data[0].data.object).toMatchObject({ id: test.member.id, object: 'team_member' });
+  });
+
+  it('two uses of one link at the same moment make one member', async () => {
+    const invited = await api.post('/v1/team/invitations', { email: email('twice'), role: 'viewer' });
+    const link = invited.body.accept_url.slice(t.baseUrl.length);
+    const anonymous = restClient(t.baseUrl, null);
+    const answers = await Promise.all([anonymous.post(link, { name: 'One' }), anonymous.post(link, { name: 'Two' })]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    expect((await api.get(`/v1/team?email=${invited.body.email}`)).body.data).toHaveLength(1);
+  });
+
+  it('the admin command makes a business\'s first owner and a key bound to it', async () => {
+    const business = (await runAdminCommand(t.db.prisma, ['business', 'create'], { name: 'Fresh Rentals' })) as { business_id: string };
+    const owner = (await runAdminCommand(t.db.prisma, ['member', 'create'], { business: business.business_id, email: 'First@Example.com', name: 'First' })) as { id: string };
+    expect(owner).toMatchObject({ id: expect.stringMatching(/^mem_/), email: 'first@example.com', role: 'owner' });
+    const key = (await runAdminCommand(t.db.prisma, ['key', 'create'], { business: business.business_id, mode: 'live', kind: 'secret', member: owner.id })) as { key: string };
+    const ownerApi = restClient(t.baseUrl, key.key);
+    expect((await ownerApi.get(`/v1/team/${owner.id}`)).body).toMatchObject({ role: 'owner', livemode: true, permissions: [...ALL_PERMISSIONS] });
+    await expect(runAdminCommand(t.db.prisma, ['member', 'create'], { business: business.business_id, email: 'first@example.com' })).rejects.toThrow(/already a member/);
+    await expect(runAdminCommand(t.db.prisma, ['key', 'create'], { business: business.business_id, mode: 'test', kind: 'publishable', member: owner.id })).rejects.toThrow(/secret key/);
+    await expect(runAdminCommand(t.db.prisma, ['key', 'create'], { business: business.business_id, mode: 'test', kind: 'secret', member: 'mem_nobody' })).rejects.toThrow(/no member/);
+    // An unrestricted key of the business stands as an owner; the owner's own key may not leave the team ownerless.
+    expect((await ownerApi.call('DELETE', `/v1/team/${owner.id}`)).body.error).toMatchObject({ code: 'last_owner' });
   });
 
   it('invites and revokes over GraphQL; the link is in the create answer only', async () => {
