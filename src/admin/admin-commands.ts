@@ -49,13 +49,13 @@ const COMMANDS: Record<string, CommandSpec> = {
     optional: ['permissions', 'member', 'json'],
     summary: 'create another key; its secret is shown once (--member: a secret key acting with that member\'s role)',
   },
+  'key revoke': { required: ['business', 'key'], optional: ['json'], summary: 'revoke a key' },
   'member create': {
     required: ['business', 'email'],
     optional: ['name', 'role', 'json'],
     summary: "add a team member directly, such as the business's first owner (later members are invited through the API)",
   },
   'member list': { required: ['business'], optional: ['json'], summary: 'list the team members of a business' },
-  'key revoke': { required: ['business', 'key'], optional: ['json'], summary: 'revoke a key' },
 };
 
 const COMMAND_NAMES = Object.keys(COMMANDS);
@@ -87,7 +87,7 @@ function permissionLines(indent = '  '): string[] {
 export const ADMIN_USAGE = [
   'usage: npm run admin -- <command> [flags]',
   '',
-  'Creates businesses and their API keys (the API has no operation for that).',
+  'Creates businesses, their API keys and first team members (the API has no operation for that).',
   '',
   'commands:',
   ...COMMAND_NAMES.flatMap((c) => [`  ${commandUsage(c)}`, `      ${COMMANDS[c].summary}`]),
