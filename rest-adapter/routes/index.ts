@@ -10,6 +10,7 @@ import { identityRoutes } from './identity.ts';
 import { moneyRoutes } from './money.ts';
 import { reportRoutes } from './reports.ts';
 import { sandboxRoutes } from './sandbox.ts';
+import { teamRoutes } from './team.ts';
 import { tripRoutes } from './trip.ts';
 
 /** Every /v1 route, by API group. */
@@ -24,6 +25,7 @@ export const routes: RestRoute[] = [
   ...customerRoutes,
   ...conversationRoutes,
   ...reportRoutes,
+  ...teamRoutes,
   ...developerRoutes,
   ...sandboxRoutes,
 ];

@@ -21,6 +21,7 @@ import { useBody } from './edge/use-body.ts';
 import { useHealth, type HealthChecks } from './edge/use-health.ts';
 import { useProcessorEvents } from './edge/use-processor-events.ts';
 import { useFileTransfer } from './edge/use-file-transfer.ts';
+import { useInvitationAcceptance } from './edge/use-invitation-acceptance.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
@@ -103,6 +104,8 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
           messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
+          onAccessChanged: forgetCachedPrincipals,
+          publicUrl: () => deps.files.publicUrl ?? originOf(context.request),
           files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request), tenant),
           signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(context.request)),
           identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
@@ -171,6 +174,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useHealth(deps.health),
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
     useApiReference(),

@@ -19,6 +19,7 @@ import './return.ts';
 import './vehicle-access.ts';
 import './sandbox.ts';
 import './event.ts';
+import './team.ts';
 import './webhook.ts';
 import './report.ts';
 import './subscription.ts';

@@ -45,4 +45,8 @@ export interface DomainContext {
   now(): Date;
   /** The sandbox clock moved: callers cached in this process must see it at once. */
   onClockChanged(): void;
+  /** A member's role changed or the member left: keys cached in this process must be read again. */
+  onAccessChanged(): void;
+  /** The origin clients reach the service at (`https://api.example.com`), for the links it hands out. */
+  publicUrl(): string;
 }
