@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived',
   'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',
   'message.created', 'message.sent', 'message.failed', 'delivery.retrying',
+  'vehicle.updated', 'vehicle.archived', 'customer.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

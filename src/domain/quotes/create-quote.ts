@@ -6,7 +6,8 @@ import { newId } from '../shared/ids.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id, newMetadata } from '../shared/validation.ts';
 import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
-import { priceOrReject } from './price-vehicle.ts';
+import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
+import { priceOrReject, pricingTimeZone } from './price-vehicle.ts';
 
 const createQuoteInput = z
   .object({
@@ -22,15 +23,16 @@ export const createQuote = defineOperation({
   name: 'createQuote',
   summary: 'Create a rental quote',
   description:
-    'Prices a vehicle for a period: days (rounded up), rental, unlimited-miles fee, deposit (held apart, not in the total), included miles and whether the vehicle is free. A booking made from the quote before expires_at keeps its price. Publishable keys may call it.',
+    'Prices a vehicle for a period: days (rounded up), the price of each day and the rule that set it (day_rates: seasonal, weekend or base; rental_cents is their sum), unlimited-miles fee, deposit (held apart, not in the total), included miles and whether the vehicle is free. A booking made from the quote before expires_at keeps its price. Publishable keys may call it.',
   access: { permission: 'quotes:write', publishable: true },
   args: z.object({ input: createQuoteInput }),
-  errors: [CommonErrors.resourceMissing],
+  errors: [CommonErrors.resourceMissing, VehicleErrors.archived],
   example: { input: { vehicleId: 'veh_01jd3m4k5n6p7q8r9s0t1v2w3x', startAt: '2027-03-01T10:00:00Z', endAt: '2027-03-04T10:00:00Z', unlimitedMiles: true } },
   async run(ctx, { input }, { query }) {
     assertNotInPast(ctx, input.startAt);
-    const vehicle = await found(ctx.db.vehicle.findFirst({ where: { id: input.vehicleId, status: 'active' } }), 'vehicle', input.vehicleId, 'vehicle_id');
-    const price = priceOrReject(vehicle, input, input.unlimitedMiles);
+    const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId } }), 'vehicle', input.vehicleId, 'vehicle_id');
+    if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
+    const price = priceOrReject(vehicle, input, input.unlimitedMiles, { timeZone: await pricingTimeZone(ctx) });
     const now = ctx.now();
     const conflicting = await ctx.db.booking.count({ where: { vehicleId: vehicle.id, ...blockingBookingsOverlapping(input, now) } });
     return ctx.db.quote.create({
