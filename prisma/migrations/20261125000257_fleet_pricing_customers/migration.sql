@@ -5,7 +5,8 @@ ALTER TABLE "Booking" ADD COLUMN     "dayRates" JSONB NOT NULL DEFAULT '[]';
 ALTER TABLE "Customer" ADD COLUMN     "emailNormalized" TEXT;
 
 -- AlterTable
-ALTER TABLE "Quote" ADD COLUMN     "dayRates" JSONB NOT NULL DEFAULT '[]';
+ALTER TABLE "Quote" ADD COLUMN     "dayRates" JSONB NOT NULL DEFAULT '[]',
+ADD COLUMN     "deliveryOption" TEXT;
 
 -- AlterTable
 ALTER TABLE "Vehicle" ADD COLUMN     "seasonalRates" JSONB NOT NULL DEFAULT '[]',
