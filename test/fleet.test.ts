@@ -56,6 +56,9 @@ describe.each(ENGINES)('fleet on %s', (engine) => {
       const event = (await eventsOf('vehicle.updated')).find((e) => e.data.object.id === vehicle.id);
       expect(event.data.object).toMatchObject({ daily_rate_cents: 5400, metadata: { fleet: 'north', plate: 'TX-1' } });
       expect((await api.get(`/v1/vehicles/${vehicle.id}`)).body.daily_rate_cents).toBe(5400);
+      const cleared = await api.post(`/v1/vehicles/${vehicle.id}`, { location: null, unlimited_miles_daily_cents: null, model: null });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body).toMatchObject({ location: null, unlimited_miles_daily_cents: null, model: null, daily_rate_cents: 5400 });
     });
 
     it('leaves existing bookings at the price they were made with', async () => {

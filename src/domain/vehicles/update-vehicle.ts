@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import { originOf, recordEvent } from '../events/event.service.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { id, mergeMetadata, metadata, money } from '../shared/validation.ts';
@@ -36,7 +36,8 @@ function changesOf(input: UpdateValues, currentMetadata: Record<string, string>)
   const changes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(plain)) if (value !== undefined) changes[key] = value;
   if (deliveryOptions !== undefined) changes.deliveryOptions = storedDeliveryOptions(deliveryOptions);
-  if (location !== undefined) changes.location = location === null ? null : location;
+  // A JSON column is cleared with the database's NULL, not a JSON null.
+  if (location !== undefined) changes.location = location === null ? Prisma.DbNull : location;
   if (metadataUpdate) changes.metadata = mergeMetadata(currentMetadata, metadataUpdate);
   return changes as Prisma.VehicleUpdateInput;
 }
