@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',
   'message.created', 'message.sent', 'message.failed', 'delivery.retrying',
   'team_member.created', 'team_member.updated', 'team_member.removed', 'invitation.created', 'invitation.revoked',
+  'vehicle.updated', 'vehicle.archived', 'customer.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
