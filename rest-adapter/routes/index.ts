@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.ts';
 import { bookingRoutes } from './bookings.ts';
+import { businessRoutes } from './business.ts';
 import { conversationRoutes } from './conversations.ts';
 import { customerRoutes } from './customers.ts';
 import { developerRoutes } from './developers.ts';
@@ -8,7 +9,8 @@ import { fleetRoutes } from './fleet.ts';
 import { moneyRoutes } from './money.ts';
 import { sandboxRoutes } from './sandbox.ts';
 import { tripRoutes } from './trip.ts';
+import { websiteRoutes } from './website.ts';
 
 /** Every /v1 route, by API group. */
-export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...sandboxRoutes];
+export const routes: RestRoute[] = [...fleetRoutes, ...bookingRoutes, ...tripRoutes, ...moneyRoutes, ...fileRoutes, ...customerRoutes, ...conversationRoutes, ...developerRoutes, ...businessRoutes, ...websiteRoutes, ...sandboxRoutes];
 

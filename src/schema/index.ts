@@ -15,6 +15,8 @@ import './pickup.ts';
 import './insurance.ts';
 import './return.ts';
 import './vehicle-access.ts';
+import './business.ts';
+import './website.ts';
 import './sandbox.ts';
 import './event.ts';
 import './webhook.ts';

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived',
   'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',
   'message.created', 'message.sent', 'message.failed', 'delivery.retrying',
+  'business.updated', 'business.settings_updated', 'website.updated', 'branding.updated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
