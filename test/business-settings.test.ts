@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { ENGINES, graphqlClient, period, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, paidBookingStartingSoon } from './support/fixtures.ts';
 
 /*
@@ -150,7 +150,7 @@ describe.each(ENGINES)('business and settings on %s', (engine) => {
   it('cancellation_window_hours and late_cancellation_refund_percent: a cancellation inside the window refunds the percentage, one before it everything', async () => {
     await setSettings({ cancellation_window_hours: 24 * 30, late_cancellation_refund_percent: 25 });
     const vehicle = await createVehicle(api);
-    const late = await createBooking(api, vehicle.id); // starts within 30 days: inside the window
+    const late = await createBooking(api, vehicle.id, period(2, 1)); // starts in 2 days: inside the window
     await api.post(`/v1/test/bookings/${late.id}/payment/succeed`);
     const lateCancel = await api.post(`/v1/bookings/${late.id}/cancel`);
     expect(lateCancel.body.state).toBe('refunded');
@@ -166,7 +166,7 @@ describe.each(ENGINES)('business and settings on %s', (engine) => {
 
     // The refund operation without an amount follows the same policy.
     await setSettings({ cancellation_window_hours: 24 * 30, late_cancellation_refund_percent: 40 });
-    const refunded = await createBooking(api, vehicle.id);
+    const refunded = await createBooking(api, vehicle.id, period(4, 1));
     await api.post(`/v1/test/bookings/${refunded.id}/payment/succeed`);
     const refund = await api.post(`/v1/bookings/${refunded.id}/refund`, {});
     expect(refund.status, JSON.stringify(refund.body)).toBe(200);
