@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route.ts';
 import { agreementRoutes } from './agreements.ts';
 import { bookingRoutes } from './bookings.ts';
+import { businessRoutes } from './business.ts';
 import { conversationRoutes } from './conversations.ts';
 import { customerRoutes } from './customers.ts';
 import { developerRoutes } from './developers.ts';
@@ -12,6 +13,7 @@ import { reportRoutes } from './reports.ts';
 import { sandboxRoutes } from './sandbox.ts';
 import { teamRoutes } from './team.ts';
 import { tripRoutes } from './trip.ts';
+import { websiteRoutes } from './website.ts';
 
 /** Every /v1 route, by API group. */
 export const routes: RestRoute[] = [
@@ -26,6 +28,8 @@ export const routes: RestRoute[] = [
   ...conversationRoutes,
   ...reportRoutes,
   ...teamRoutes,
+  ...businessRoutes,
+  ...websiteRoutes,
   ...developerRoutes,
   ...sandboxRoutes,
 ];

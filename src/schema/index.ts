@@ -17,6 +17,8 @@ import './agreement.ts';
 import './identity.ts';
 import './return.ts';
 import './vehicle-access.ts';
+import './business.ts';
+import './website.ts';
 import './sandbox.ts';
 import './event.ts';
 import './team.ts';

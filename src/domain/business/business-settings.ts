@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DomainContext } from '../shared/context.ts';
+import type { Db, DomainContext } from '../shared/context.ts';
 
 /** The terms of a business that has not written its own. */
 export const DEFAULT_AGREEMENT_TERMS = [
@@ -49,8 +49,17 @@ export function readSettings(stored: unknown): BusinessSettings {
   return parsed.success ? parsed.data : businessSettingsSchema.parse({});
 }
 
-/** The calling business's rental settings (defaults filled in) and currency. */
+/** The stored settings of one environment: production's `settings`, the sandbox's `sandboxSettings`. */
+export const settingsColumn = (livemode: boolean) => (livemode ? 'settings' : 'sandboxSettings');
+
+/** A business's rental settings in one environment (defaults filled in). */
+export async function settingsOf(db: Pick<Db, 'business'>, businessId: string, livemode: boolean): Promise<BusinessSettings> {
+  const business = await db.business.findUnique({ where: { id: businessId }, select: { settings: true, sandboxSettings: true } });
+  return readSettings(livemode ? business?.settings : business?.sandboxSettings);
+}
+
+/** The calling business's rental settings in the caller's environment (defaults filled in) and currency. */
 export async function loadSettings(ctx: DomainContext) {
-  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { settings: true, currency: true } });
-  return { settings: readSettings(business?.settings), currency: business?.currency ?? 'usd' };
+  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { settings: true, sandboxSettings: true, currency: true } });
+  return { settings: readSettings(ctx.tenant.livemode ? business?.settings : business?.sandboxSettings), currency: business?.currency ?? 'usd' };
 }

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'message.created', 'message.sent', 'message.failed', 'delivery.retrying',
   'team_member.created', 'team_member.updated', 'team_member.removed', 'invitation.created', 'invitation.revoked',
   'vehicle.updated', 'vehicle.archived', 'customer.created',
+  'business.updated', 'business.settings_updated', 'website.updated', 'branding.updated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
