@@ -291,20 +291,50 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
           return (target as PrismaClient).$queryRaw(scoped);
         };
       }
+      if (prop === '$lockRow') return (model: string, id: string) => lockRow(target as PrismaClient, scope, model, id);
+      if (prop === '$lockKey') {
+        // Namespaced by the tenant, so two businesses never wait on each other's keys.
+        return (key: string) => (target as PrismaClient).$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${scope.businessId}:${scope.livemode}:${key}`}, 0))::text`.then(() => undefined);
+      }
       if (CLIENT_ONLY.has(prop) || RAW_SQL.has(prop)) throw new TenantScopeViolation(`${prop} is not available through the tenant scope`);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
 
+/**
+ * Lock one of the tenant's rows FOR UPDATE until the transaction ends (false: no such row of
+ * the tenant). The statement names the business and environment itself: raw SQL is not
+ * scoped otherwise.
+ */
+function lockRow(client: PrismaClient, scope: TenantScope, model: string, id: string): Promise<boolean> {
+  const modelScope = TENANT_MODELS.get(model);
+  if (!modelScope) return Promise.reject(new TenantScopeViolation(`${model} does not belong to a tenant`));
+  const environment = modelScope.environment ? Prisma.sql` AND "livemode" = ${scope.livemode}` : Prisma.empty;
+  return client
+    .$queryRaw<{ id: string }[]>`SELECT "id" FROM ${Prisma.raw(`"${model}"`)} WHERE "id" = ${id} AND "businessId" = ${scope.businessId}${environment} FOR UPDATE`
+    .then((rows) => rows.length === 1);
+}
+
+/** Locks a tenant's transaction may take (the only raw SQL that writes nothing but a lock). */
+export interface TenantLocks {
+  /** Lock the tenant's row of `model` FOR UPDATE until the transaction ends; false when the tenant has no such row. */
+  $lockRow(model: string, id: string): Promise<boolean>;
+  /** A transaction-scoped advisory lock on `key` within the tenant (serializes e.g. creations of one email). */
+  $lockKey(key: string): Promise<void>;
+}
+
 /** A Prisma client that reaches one tenant's rows only. */
-export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & {
+export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & TenantLocks & {
   /** One SELECT over the tenant's rows only (`scopedRead`), e.g. a report's GROUP BY. */
   $readScoped<T>(query: Prisma.Sql): Promise<T[]>;
 };
 
 /** The client handed to `$transaction` callbacks of a TenantDb. */
 export type TenantTx = Prisma.TransactionClient;
+
+/** The tenant's locks, in a transaction of a TenantDb too (its callback's client has them at run time). */
+export const tenantLocks = (db: TenantDb | TenantTx): TenantLocks => db as unknown as TenantLocks;
 
 /** Scoped clients, one per tenant, kept for the most recently used tenants. */
 export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, options: { direct?: DirectSql; capacity?: number } = {}) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tenantLocks } from '../../db/tenant-db.ts';
 import { originOf, recordEvent } from '../events/event.service.ts';
 import { present } from '../shared/presenter.ts';
 import { defineOperation, wantsRelations } from '../shared/operation.ts';
@@ -14,8 +15,7 @@ const createCustomerInput = z.object(customerInput.shape).meta({ id: 'CreateCust
  * environment and email), so two concurrent requests cannot both pass the duplicate check.
  */
 async function lockEmail(tx: Db, ctx: DomainContext, email: string) {
-  const key = `customer-email:${ctx.tenant.businessId}:${ctx.tenant.livemode}:${email}`;
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))::text`;
+  await tenantLocks(tx).$lockKey(`customer-email:${email}`);
 }
 
 export const createCustomer = defineOperation({

@@ -1,6 +1,7 @@
 import type { Vehicle } from '../../generated/prisma/client.ts';
 import type { Db, DomainContext } from '../shared/context.ts';
 import { found } from '../shared/found.ts';
+import { tenantLocks } from '../../db/tenant-db.ts';
 
 /**
  * Read the caller's vehicle inside `tx` with its row locked FOR UPDATE until the transaction
@@ -8,7 +9,6 @@ import { found } from '../shared/found.ts';
  * (the "Booking_vehicle_active" trigger), so an archive waits for it and then counts it.
  */
 export async function lockVehicle(tx: Db, ctx: DomainContext, vehicleId: string): Promise<Vehicle> {
-  // Raw SQL is not scoped by the tenant client: the business and environment are named here.
-  await tx.$queryRaw`SELECT "id" FROM "Vehicle" WHERE "id" = ${vehicleId} AND "businessId" = ${ctx.tenant.businessId} AND "livemode" = ${ctx.tenant.livemode} FOR UPDATE`;
+  await tenantLocks(tx).$lockRow('Vehicle', vehicleId);
   return found(tx.vehicle.findUnique({ where: { id: vehicleId } }), 'vehicle', vehicleId);
 }
