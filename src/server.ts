@@ -22,6 +22,7 @@ import { attachGraphQLWebSocket } from './http/websocket.ts';
 import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { configuredChannels } from './messaging/channels.ts';
+import { systemResolver } from './dns/system-resolver.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
 
@@ -113,10 +114,11 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   const { yoga } = createGraphQLServer({
     prisma,
     tenantDb,
-    config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
+    config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
     // The sandbox simulator for test keys; live payments need a processor configured.
     processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
     messaging,
+    dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
     files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
     readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,

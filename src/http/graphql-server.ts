@@ -24,6 +24,7 @@ import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
+import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
@@ -61,6 +62,8 @@ export interface EdgeDeps {
   processors: { test: PaymentProcessor; live: PaymentProcessor };
   /** The channels that deliver messages (email, SMS) in each environment. */
   messaging: { test: MessageChannels; live: MessageChannels };
+  /** DNS, for custom domains' verification. */
+  dns: DnsResolver;
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
@@ -94,6 +97,7 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
         domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
           processor: principal.livemode ? deps.processors.live : deps.processors.test,
           messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
+          dns: deps.dns,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
           files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request)) },

@@ -4,7 +4,7 @@ import * as Enums from '../generated/prisma/enums.ts';
 /** The Prisma enums the API shows, registered once under their own names. */
 const names = [
   'BookingState', 'GateStatus', 'VehicleStatus', 'PaymentState', 'DepositState', 'TransactionType',
-  'TransactionStatus', 'ChargeType', 'ChargeState', 'DisputeState', 'MessageChannel', 'MessageDirection', 'MessageDeliveryState', 'FileState', 'FilePurpose', 'PhotoSlot', 'ReturnState', 'InsuranceState',
+  'TransactionStatus', 'ChargeType', 'ChargeState', 'DisputeState', 'MessageChannel', 'MessageDirection', 'MessageDeliveryState', 'DomainState', 'FileState', 'FilePurpose', 'PhotoSlot', 'ReturnState', 'InsuranceState',
 ] as const;
 
 export const enums = Object.fromEntries(

@@ -17,6 +17,7 @@ import './return.ts';
 import './vehicle-access.ts';
 import './sandbox.ts';
 import './event.ts';
+import './domain.ts';
 import './webhook.ts';
 import './subscription.ts';
 
