@@ -37,6 +37,12 @@ export interface AppConfig {
   publicUrl: string | undefined;
   /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
+  /** DNS_SERVERS: the DNS servers custom domains are verified through (unset: the system's). */
+  dnsServers: string[] | undefined;
+  /** DNS_TIMEOUT_MS: how long one DNS question may take (two tries). */
+  dnsTimeoutMs: number;
+  /** CUSTOM_DOMAIN_TARGET: the hostname custom domains' CNAME records point at. */
+  customDomainTarget: string;
   /** Email and SMS delivery (SMTP_URL, SANDBOX_SMTP_URL, MESSAGES_FROM). */
   messaging: MessagingConfig;
 }
@@ -156,6 +162,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: num('STRIPE_TIMEOUT_MS', 20_000, env),
       maxNetworkRetries: num('STRIPE_MAX_NETWORK_RETRIES', 1, env),
     },
+    dnsServers: env.DNS_SERVERS ? env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    dnsTimeoutMs: num('DNS_TIMEOUT_MS', 3_000, env),
+    customDomainTarget: (env.CUSTOM_DOMAIN_TARGET || 'sites.rentals.localhost').toLowerCase().replace(/\.$/, ''),
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
   };
 }

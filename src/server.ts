@@ -25,6 +25,7 @@ import { attachGraphQLWebSocket } from './http/websocket.ts';
 import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { configuredChannels } from './messaging/channels.ts';
+import { systemResolver } from './dns/system-resolver.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
 
@@ -133,13 +134,14 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   const { yoga } = createGraphQLServer({
     prisma,
     tenantDb,
-    config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
+    config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
     // The sandbox simulator for test keys; live payments need a processor configured.
     processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
     messaging,
     signingLinkSigner: signingLinkSigner(await platformSecret(prisma, 'agreement_links')),
     identityProviders: reportingIdentityProviders(options.identityProviders ?? (await configuredIdentityProviders(config))),
     files: { storage: await configuredStorage(config), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
+    dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
     readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,
     now,

@@ -5,6 +5,7 @@ import { businessRoutes } from './business.ts';
 import { conversationRoutes } from './conversations.ts';
 import { customerRoutes } from './customers.ts';
 import { developerRoutes } from './developers.ts';
+import { domainRoutes } from './domains.ts';
 import { fileRoutes } from './files.ts';
 import { fleetRoutes } from './fleet.ts';
 import { identityRoutes } from './identity.ts';
@@ -29,6 +30,7 @@ export const routes: RestRoute[] = [
   ...reportRoutes,
   ...teamRoutes,
   ...businessRoutes,
+  ...domainRoutes,
   ...websiteRoutes,
   ...developerRoutes,
   ...sandboxRoutes,

@@ -28,6 +28,7 @@ import type { FileStorage } from '../domain/files/file-storage.ts';
 import { signingLinks, type SigningLinkSigner } from '../domain/agreements/agreement-links.ts';
 import { useAgreementSigning } from './edge/use-agreement-signing.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
+import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
@@ -67,6 +68,8 @@ export interface EdgeDeps {
   messaging: { test: MessageChannels; live: MessageChannels };
   /** The identity provider of each environment. */
   identityProviders: { test: IdentityProvider; live: IdentityProvider };
+  /** DNS, for custom domains' verification. */
+  dns: DnsResolver;
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
@@ -102,6 +105,7 @@ function useDomainContext(deps: EdgeDeps): EdgePlugin {
         domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
           processor: principal.livemode ? deps.processors.live : deps.processors.test,
           messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
+          dns: deps.dns,
           now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
           onClockChanged: forgetCachedPrincipals,
           onAccessChanged: forgetCachedPrincipals,

@@ -5,7 +5,7 @@ import * as Enums from '../generated/prisma/enums.ts';
 const names = [
   'BookingState', 'GateStatus', 'VehicleStatus', 'PaymentState', 'DepositState', 'TransactionType',
   'TransactionStatus', 'ChargeType', 'ChargeState', 'DisputeState', 'MessageChannel', 'MessageDirection', 'MessageDeliveryState', 'FileState', 'FilePurpose', 'PhotoSlot', 'ReturnState', 'InsuranceState', 'AgreementState', 'CheckState',
-  'TeamRole', 'InvitationState',
+  'TeamRole', 'InvitationState', 'DomainState',
 ] as const;
 
 export const enums = Object.fromEntries(

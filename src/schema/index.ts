@@ -22,6 +22,7 @@ import './website.ts';
 import './sandbox.ts';
 import './event.ts';
 import './team.ts';
+import './domain.ts';
 import './webhook.ts';
 import './report.ts';
 import './subscription.ts';

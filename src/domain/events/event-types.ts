@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'pickup.ready', 'rental.started', 'rental.late', 'return.submitted', 'rental.completed',
   'charge.created', 'charge.succeeded', 'charge.failed', 'charge.waived',
   'dispute.created', 'dispute.updated', 'dispute.approved', 'dispute.closed',
+  'domain.created', 'domain.verified',
   'message.created', 'message.sent', 'message.failed', 'delivery.retrying',
   'team_member.created', 'team_member.updated', 'team_member.removed', 'invitation.created', 'invitation.revoked',
   'vehicle.updated', 'vehicle.archived', 'customer.created',

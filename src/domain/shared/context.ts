@@ -3,6 +3,7 @@ import type { PrivateTargetPolicy } from '../webhooks/url-policy.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import type { FileAccess } from '../files/file-links.ts';
+import type { DnsResolver } from '../domains/dns-resolver.ts';
 import type { MessageChannels } from '../messages/message-channels.ts';
 import type { SigningLinks } from '../agreements/agreement-links.ts';
 import type { IdentityProvider } from '../identity/identity-provider.ts';
@@ -18,6 +19,8 @@ export interface DomainConfig {
   /** How long a pending_payment booking holds its vehicle (the contract's "Booking"). */
   holdMinutes: number;
   quoteTtlMinutes: number;
+  /** Where custom domains' CNAME records point (CUSTOM_DOMAIN_TARGET). */
+  customDomainTarget: string;
   /** Whether webhook endpoints may target private, loopback and link-local addresses. */
   webhookPrivateUrls: PrivateTargetPolicy;
 }
@@ -33,6 +36,8 @@ export interface DomainContext {
   config: DomainConfig;
   /** The payment processor of the caller's environment (the sandbox simulator for test keys). */
   processor: PaymentProcessor;
+  /** DNS, for custom domains' verification. */
+  dns: DnsResolver;
   /** The channels that deliver the caller's environment's emails and SMS. */
   messaging: MessageChannels;
   /** Where files' bytes live, and the signed links to them. */
