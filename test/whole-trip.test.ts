@@ -4,8 +4,9 @@ import { createBooking, createVehicle, uploadedImage } from './support/fixtures.
 
 /*
  * One booking from creation to a completed return through the public API. The sandbox stands
- * in only for outside parties: the customer paying the processor, the identity provider's
- * verdict and the customer's signature. Everything the business does is its own API call.
+ * in only for outside parties: the customer paying the processor and the identity provider's
+ * verdict; the customer signs the agreement at the link the business sent. Everything the
+ * business does is its own API call.
  */
 describe.each(ENGINES)('a whole trip on %s', (engine) => {
   let t: TestApp;
@@ -19,7 +20,7 @@ describe.each(ENGINES)('a whole trip on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  it('books, pays, verifies, signs, insures, secures the deposit, hands over with access, and takes the vehicle back', async () => {
+  it('books, pays, verifies identity, sends and signs the agreement, insures, secures the deposit, hands over with access, and takes the vehicle back', async () => {
     const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
       const answer = await res;
       expect(answer.status, JSON.stringify(answer.body)).toBe(status);
@@ -34,8 +35,21 @@ describe.each(ENGINES)('a whole trip on %s', (engine) => {
     const checkout = await ok(api.post(`/v1/bookings/${id}/checkout`), 201);
     expect(checkout.client_secret).toEqual(expect.any(String));
     await ok(api.post(`/v1/test/bookings/${id}/payment/succeed`)); // the customer paid the processor
+
+    // Identity: the customer's documents go to the identity provider; its verdict is the sandbox's.
+    const documents = [{ kind: 'id_front', file_id: await uploadedImage(api, 'identity_document') }, { kind: 'selfie', file_id: await uploadedImage(api, 'identity_document') }];
+    expect((await ok(api.post(`/v1/bookings/${id}/identity-verification`, { documents }))).state).toBe('processing');
     await ok(api.post(`/v1/test/bookings/${id}/identity/verify`)); // the identity provider's verdict
-    await ok(api.post(`/v1/test/bookings/${id}/agreement/sign`)); // the customer's signature
+    expect((await ok(api.get(`/v1/bookings/${id}/identity-verification`))).state).toBe('verified');
+
+    // The agreement: rendered, sent by email with a signing link, signed by the customer at that link (no key).
+    await ok(api.post(`/v1/bookings/${id}/agreement`), 201);
+    const sent = await ok(api.post(`/v1/bookings/${id}/agreement/send`, { channel: 'email' }));
+    const link = new URL(sent.signing_url);
+    const customer = restClient(t.baseUrl, null);
+    expect((await ok(customer.get(link.pathname + link.search))).state).toBe('sent');
+    await ok(customer.post(link.pathname + link.search, { signer_name: 'Ada Lovelace', accept: true }));
+    expect((await ok(api.get(`/v1/bookings/${id}/agreement/status`))).state).toBe('signed');
     const policy = await uploadedImage(api, 'insurance_document');
     await ok(api.post(`/v1/bookings/${id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-77', document_file_ids: [policy] }));
     await ok(api.post(`/v1/bookings/${id}/insurance/approve`));
@@ -66,13 +80,13 @@ describe.each(ENGINES)('a whole trip on %s', (engine) => {
 
     const eventList = await ok(api.get(`/v1/events?booking_id=${id}&limit=100`));
     const events = eventList.data.map((e: any) => e.type).reverse();
-    expect(events.filter((type: string) => ['booking.created', 'payment.succeeded', 'insurance.approved', 'deposit.secured', 'pickup.ready', 'rental.started', 'return.submitted', 'charge.succeeded', 'deposit.released', 'rental.completed'].includes(type))).toEqual([
-      'booking.created', 'payment.succeeded', 'insurance.approved', 'deposit.secured', 'pickup.ready', 'rental.started', 'return.submitted', 'charge.succeeded', 'deposit.released', 'rental.completed',
-    ]);
+    const milestones = ['booking.created', 'payment.succeeded', 'identity.processing', 'identity.verified', 'agreement.created', 'agreement.sent', 'agreement.signed', 'insurance.approved', 'deposit.secured', 'pickup.ready', 'rental.started', 'return.submitted', 'charge.succeeded', 'deposit.released', 'rental.completed'];
+    expect(events.filter((type: string) => milestones.includes(type))).toEqual(milestones);
     const transactions = (await ok(api.get(`/v1/bookings/${id}/transactions`))).data.map((x: any) => [x.type, x.status, x.amount_cents]);
     expect(transactions).toEqual(expect.arrayContaining([['payment', 'succeeded', booking.total_cents], ['deposit_hold', 'succeeded', 25_000], ['charge', 'succeeded', 1750], ['deposit_release', 'succeeded', 25_000]]));
     // No event carried the access code: they hold whole objects, so look at all of them.
     expect(eventList.data.length).toBeGreaterThan(10);
     expect(JSON.stringify(eventList)).not.toContain(access.access_code);
+    expect(JSON.stringify(eventList)).not.toContain(link.search);
   });
 });
