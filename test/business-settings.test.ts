@@ -19,7 +19,8 @@ const DEFAULTS = {
   pickup_rules: { earliest_minutes_before_start: 60 },
   return_rules: { grace_minutes: 59, late_fee_cents_per_hour: 0 },
   identity_requirements: { required: true },
-  agreement_requirements: { required: true },
+  // The agreement's default terms: what a rendered agreement says until the business sets its own.
+  agreement_requirements: { required: true, terms: expect.stringContaining('The renter is the only authorized driver') },
   insurance_requirements: { required: false },
 };
 
