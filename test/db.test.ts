@@ -226,7 +226,7 @@ describe('embedded database template', () => {
         const objects = await second.prisma.$queryRaw<{ name: string }[]>`
           SELECT conname AS name FROM pg_constraint WHERE contype = 'x'
           UNION ALL SELECT tgname FROM pg_trigger WHERE NOT tgisinternal`;
-        expect(objects.map((o) => o.name).sort()).toEqual(['Booking_no_overlap', 'Event_notify_rental_outbox'].sort());
+        expect(objects.map((o) => o.name).sort()).toEqual(['Booking_no_overlap', 'Booking_vehicle_active', 'Event_notify_rental_outbox'].sort());
       } finally {
         await second.close();
       }
