@@ -47,7 +47,7 @@ const csvRoutes: HandlerRoute[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/vehicles/import', operation: importVehicles, produces: 'application/json', stage: 'later_scope', status: 201,
+    method: 'POST', path: '/v1/imports/vehicles', operation: importVehicles, produces: 'application/json', stage: 'later_scope', status: 201,
     async handler({ domain, body }) {
       const lines = body.trim().split('\n').map((l) => l.split(','));
       const made = await importVehicles.call(domain, { lines });
@@ -67,18 +67,18 @@ describe.each(ENGINES)('routes that answer themselves, on %s', (engine) => {
 
   it('imports from a CSV body, refuses bad lines with the envelope, and replays with its Idempotency-Key', async () => {
     const csv = 'City Hatch,3900\nFamily Van,8900\n';
-    const first = await api.call('POST', '/v1/vehicles/import', csv, { 'content-type': 'text/csv', 'Idempotency-Key': 'import-1' });
+    const first = await api.call('POST', '/v1/imports/vehicles', csv, { 'content-type': 'text/csv', 'Idempotency-Key': 'import-1' });
     expect(first.status).toBe(201);
     expect(first.body.data.map((v: { name: string }) => v.name)).toEqual(['City Hatch', 'Family Van']);
-    const replay = await api.call('POST', '/v1/vehicles/import', csv, { 'content-type': 'text/csv', 'Idempotency-Key': 'import-1' });
+    const replay = await api.call('POST', '/v1/imports/vehicles', csv, { 'content-type': 'text/csv', 'Idempotency-Key': 'import-1' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
-    const bad = await api.call('POST', '/v1/vehicles/import', 'No Price,abc', { 'content-type': 'text/csv' });
+    const bad = await api.call('POST', '/v1/imports/vehicles', 'No Price,abc', { 'content-type': 'text/csv' });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ type: 'validation_error', code: 'parameter_invalid', param: 'lines.0.1' });
     // Audited like any write, with the objects it made.
     const audit = await t.db.prisma.auditLog.findFirst({ where: { requestId: first.headers.get('request-id')! } });
-    expect(audit).toMatchObject({ method: 'POST', path: '/v1/vehicles/import', status: 201, operation: 'importVehicles' });
+    expect(audit).toMatchObject({ method: 'POST', path: '/v1/imports/vehicles', status: 201, operation: 'importVehicles' });
     expect(audit!.objects).toEqual(expect.arrayContaining(first.body.data.map((v: { id: string }) => v.id)));
   });
 
