@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
+import type { S3StorageSettings } from './storage/s3-storage.ts';
 
 /** All configuration is environment variables (listed in README.md). */
 export interface AppConfig {
@@ -30,10 +31,18 @@ export interface AppConfig {
   productionHost: string | undefined;
   /** FILES_DIR: where files' bytes are kept (default: `files` in DATA_DIR). */
   filesDir: string;
+  /** FILES_S3_*: keep files' bytes in an S3-compatible bucket instead of FILES_DIR (unset: the directory). */
+  filesS3: S3StorageSettings | undefined;
   /** PUBLIC_URL: the address clients reach this service at, for the file links it hands out (default: the address each request came to). */
   publicUrl: string | undefined;
   /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
+  /** DNS_SERVERS: the DNS servers custom domains are verified through (unset: the system's). */
+  dnsServers: string[] | undefined;
+  /** DNS_TIMEOUT_MS: how long one DNS question may take (two tries). */
+  dnsTimeoutMs: number;
+  /** CUSTOM_DOMAIN_TARGET: the hostname custom domains' CNAME records point at. */
+  customDomainTarget: string;
   /** Email and SMS delivery (SMTP_URL, SANDBOX_SMTP_URL, MESSAGES_FROM). */
   messaging: MessagingConfig;
 }
@@ -91,6 +100,37 @@ function stripeApiUrl(env: NodeJS.ProcessEnv): string | undefined {
   throw new Error(`STRIPE_API_URL must be an http(s) URL, got '${raw}'`);
 }
 
+function filesS3(env: NodeJS.ProcessEnv): S3StorageSettings | undefined {
+  const bucket = env.FILES_S3_BUCKET;
+  const others = ['FILES_S3_ENDPOINT', 'FILES_S3_REGION', 'FILES_S3_FORCE_PATH_STYLE', 'FILES_S3_PREFIX'].filter((name) => env[name]);
+  if (!bucket) {
+    if (others.length) throw new Error(`${others.join(', ')} ${others.length > 1 ? 'are' : 'is'} set but FILES_S3_BUCKET is not; set the bucket, or unset them to keep files in FILES_DIR`);
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error(`FILES_S3_BUCKET must be a bucket name (3-63 lower-case letters, digits, dots and hyphens), got '${bucket}'`);
+  let endpoint: string | undefined;
+  if (env.FILES_S3_ENDPOINT) {
+    try {
+      const url = new URL(env.FILES_S3_ENDPOINT);
+      if (url.protocol === 'http:' || url.protocol === 'https:') endpoint = url.toString().replace(/\/$/, '');
+    } catch {
+      // reported below
+    }
+    if (!endpoint) throw new Error(`FILES_S3_ENDPOINT must be an http(s) URL such as https://s3.example.com, got '${env.FILES_S3_ENDPOINT}'`);
+  }
+  const pathStyle = env.FILES_S3_FORCE_PATH_STYLE ?? '';
+  if (!['', 'true', 'false'].includes(pathStyle)) throw new Error(`FILES_S3_FORCE_PATH_STYLE must be true or false, got '${pathStyle}'`);
+  const prefix = (env.FILES_S3_PREFIX ?? '').replace(/^\/+|\/+$/g, '');
+  return {
+    bucket,
+    endpoint,
+    region: env.FILES_S3_REGION || env.AWS_REGION || 'us-east-1',
+    // S3-compatible services mostly want path-style addressing; AWS itself, virtual hosts.
+    forcePathStyle: pathStyle === '' ? endpoint !== undefined : pathStyle === 'true',
+    prefix: prefix ? `${prefix}/` : '',
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     port: num('PORT', 3000, env),
@@ -113,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sandboxHost: env.SANDBOX_HOST || undefined,
     productionHost: env.PRODUCTION_HOST || undefined,
     filesDir: env.FILES_DIR || join(env.DATA_DIR || './data', 'files'),
+    filesS3: filesS3(env),
     publicUrl: publicUrl(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,
@@ -121,6 +162,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: num('STRIPE_TIMEOUT_MS', 20_000, env),
       maxNetworkRetries: num('STRIPE_MAX_NETWORK_RETRIES', 1, env),
     },
+    dnsServers: env.DNS_SERVERS ? env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    dnsTimeoutMs: num('DNS_TIMEOUT_MS', 3_000, env),
+    customDomainTarget: (env.CUSTOM_DOMAIN_TARGET || 'sites.rentals.localhost').toLowerCase().replace(/\.$/, ''),
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
   };
 }

@@ -13,8 +13,11 @@ import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './h
 import { sandboxProcessor } from './processors/sandbox-processor.ts';
 import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
+import { reportingIdentityFailures, sandboxIdentityProvider, unconfiguredIdentityProvider } from './processors/identity-providers.ts';
 import { directoryStorage } from './storage/directory-storage.ts';
+import { reportingStorageFailures } from './storage/reported-failures.ts';
 import { fileLinkSigner } from './domain/files/file-links.ts';
+import { signingLinkSigner } from './domain/agreements/agreement-links.ts';
 import { platformSecret } from './platform/secrets.ts';
 import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
@@ -22,6 +25,7 @@ import { attachGraphQLWebSocket } from './http/websocket.ts';
 import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { configuredChannels } from './messaging/channels.ts';
+import { systemResolver } from './dns/system-resolver.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
 
@@ -37,6 +41,23 @@ async function configuredProcessors(config: AppConfig): Promise<EdgeDeps['proces
   if (!secretKey) return { test: sandboxProcessor(), live: unconfiguredProcessor() };
   const { stripeProcessor } = await import('./processors/stripe-processor.ts');
   return { test: sandboxProcessor(), live: stripeProcessor({ secretKey, ...stripe }) };
+}
+
+/** Test keys: the sandbox. Live keys: Stripe Identity when STRIPE_SECRET_KEY is set, else a clear 502. */
+async function configuredIdentityProviders(config: AppConfig): Promise<EdgeDeps['identityProviders']> {
+  const { secretKey, ...stripe } = config.stripe;
+  if (!secretKey) return { test: sandboxIdentityProvider(), live: unconfiguredIdentityProvider() };
+  const { stripeIdentityProvider } = await import('./processors/stripe-identity.ts');
+  return { test: sandboxIdentityProvider(), live: stripeIdentityProvider({ secretKey, ...stripe }) };
+}
+
+const reportingIdentityProviders = (p: EdgeDeps['identityProviders']): EdgeDeps['identityProviders'] => ({ test: reportingIdentityFailures(p.test), live: reportingIdentityFailures(p.live) });
+
+/** Files' bytes: an S3-compatible bucket when FILES_S3_BUCKET is set (the SDK is loaded only then), else FILES_DIR. */
+async function configuredStorage(config: AppConfig) {
+  if (!config.filesS3) return reportingStorageFailures(directoryStorage(config.filesDir));
+  const { s3Storage } = await import('./storage/s3-storage.ts');
+  return reportingStorageFailures(s3Storage(config.filesS3));
 }
 
 async function configuredEventReader(config: AppConfig) {
@@ -77,7 +98,7 @@ export class PortInUseError extends Error {
 const DEFAULT_GRACE_MS = 10_000;
 
 /** Build the service over an open database. `npm start` and the tests both use this. */
-export async function buildApp(options: { db: Database; config: AppConfig; now?: () => Date; routes?: RestRoute[]; processors?: EdgeDeps['processors'] }): Promise<App> {
+export async function buildApp(options: { db: Database; config: AppConfig; now?: () => Date; routes?: RestRoute[]; processors?: EdgeDeps['processors']; identityProviders?: EdgeDeps['identityProviders'] }): Promise<App> {
   const { db, config } = options;
   const messaging = configuredChannels(config.messaging);
   const now = options.now ?? (() => new Date());
@@ -113,11 +134,14 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   const { yoga, nodeRest } = createGraphQLServer({
     prisma,
     tenantDb,
-    config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls },
+    config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
     // The sandbox simulator for test keys; live payments need a processor configured.
     processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
     messaging,
-    files: { storage: directoryStorage(config.filesDir), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
+    signingLinkSigner: signingLinkSigner(await platformSecret(prisma, 'agreement_links')),
+    identityProviders: reportingIdentityProviders(options.identityProviders ?? (await configuredIdentityProviders(config))),
+    files: { storage: await configuredStorage(config), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
+    dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
     readStripeEvent: await configuredEventReader(config),
     pubsub: events.pubsub,
     now,

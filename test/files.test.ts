@@ -1,32 +1,61 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { ENGINES, graphqlClient, restClient, startTestApp, type Engine, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, TINY_PNG } from './support/fixtures.ts';
+import { startS3StandIn, type S3StandIn } from './support/s3-stand-in.ts';
+import { loadConfig } from '../src/config.ts';
 import { fileLinkSigner } from '../src/domain/files/file-links.ts';
 
 /*
  * Files and evidence through the public API: a signed link to upload the bytes (checked
  * against the declared type from their signature, and the declared size), metadata with a
  * five-minute download link, deletion, and files cited as evidence of charges and disputes,
- * which an open dispute keeps from being deleted. On both engines, over REST and GraphQL.
+ * which an open dispute keeps from being deleted. On both engines, over REST and GraphQL, with
+ * the bytes in a directory (the default) and in an S3-compatible bucket (the AWS SDK against
+ * a stand-in speaking S3's REST protocol, signatures checked).
  */
+type Storage = 'directory' | 's3';
+const SUITES: [Engine, Storage][] = ENGINES.flatMap((engine) => (['directory', 's3'] as const).map((storage) => [engine, storage] as [Engine, Storage]));
+const S3 = { bucket: 'rental-files', accessKeyId: 'AKIASTANDIN000000001', secretAccessKey: 'standin/secret/key/0123456789abcdefghij', region: 'eu-west-1' };
 const PNG = TINY_PNG;
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\u0000'), Buffer.alloc(64, 7), Buffer.from([0xff, 0xd9])]);
 
-describe.each(ENGINES)('files and evidence on %s', (engine) => {
+describe.each(SUITES)('files and evidence on %s, bytes in %s storage', (engine, storage) => {
   let t: TestApp;
+  let s3: S3StandIn | null = null;
   let api: ReturnType<typeof restClient>;
   let gql: ReturnType<typeof graphqlClient>;
   let vehicleId: string;
+  const credentials = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 
   beforeAll(async () => {
-    t = await startTestApp(engine);
+    if (storage === 's3') {
+      s3 = await startS3StandIn(S3);
+      // The SDK's standard credential chain, as in production: here, the environment.
+      process.env.AWS_ACCESS_KEY_ID = S3.accessKeyId;
+      process.env.AWS_SECRET_ACCESS_KEY = S3.secretAccessKey;
+    }
+    const filesS3 = s3 ? loadConfig({ FILES_S3_BUCKET: S3.bucket, FILES_S3_ENDPOINT: s3.url, FILES_S3_REGION: S3.region, FILES_S3_PREFIX: 'uploads/' }).filesS3 : undefined;
+    t = await startTestApp(engine, { filesS3 });
     api = restClient(t.baseUrl, t.business.test_secret_key);
     gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
     vehicleId = (await createVehicle(api)).id;
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await s3?.close();
+    process.env.AWS_ACCESS_KEY_ID = credentials.id;
+    process.env.AWS_SECRET_ACCESS_KEY = credentials.secret;
+    if (credentials.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+    if (credentials.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+  });
+
+  /** Where the file's bytes are kept: paths under the files directory, or keys of the bucket. */
+  async function stored(fileId: string): Promise<string[]> {
+    if (s3) return [...s3.objects.keys()].filter((key) => key.includes(fileId));
+    return (await readdir(t.filesDir, { recursive: true })).filter((p) => p.includes(fileId) && p.split('/').length > 3);
+  }
 
   const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body: new Uint8Array(body) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
@@ -61,6 +90,14 @@ describe.each(ENGINES)('files and evidence on %s', (engine) => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'file', id: link.id, state: 'uploaded', content_type: 'image/png', size_bytes: PNG.length, filename: 'bumper.png', purpose: 'damage_evidence' });
     expect(res.body.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // Kept under the service's own key (never the uploaded name), private to the bucket or directory.
+    const keys = await stored(link.id);
+    expect(keys).toHaveLength(1);
+    if (s3) {
+      expect(keys[0]).toBe(`uploads/${t.business.business_id}/test/${link.id}/${res.body.sha256}`);
+      expect(s3.objects.get(keys[0])).toMatchObject({ contentType: 'image/png', bytes: PNG });
+      expect(s3.requests.find((r) => r.method === 'PUT' && r.key === keys[0])).toMatchObject({ bucket: 'rental-files', authorization: expect.stringContaining(`Credential=${S3.accessKeyId}/`) });
+    }
 
     const file = (await api.get(`/v1/files/${link.id}`)).body;
     expect(file).toEqual({
@@ -93,6 +130,9 @@ describe.each(ENGINES)('files and evidence on %s', (engine) => {
     const short = await put((await uploadLink({ size_bytes: PNG.length + 1 })).upload_url, PNG);
     expect(short.body.error).toMatchObject({ code: 'file_size_mismatch', param: 'size_bytes' });
     expect((await api.get(`/v1/files/${disguised.id}`)).body.state).toBe('pending_upload');
+    // Refused uploads leave nothing stored.
+    expect(await stored(disguised.id)).toEqual([]);
+    expect(await stored(text.id)).toEqual([]);
 
     const link = await uploadLink();
     const forged = link.upload_url.replace(/signature=[^&]+/, 'signature=AAAA');
@@ -100,7 +140,7 @@ describe.each(ENGINES)('files and evidence on %s', (engine) => {
     const unsigned = link.upload_url.split('?')[0];
     expect((await put(unsigned, PNG)).status).toBe(403);
     const secret = (await t.db.prisma.platformSecret.findUniqueOrThrow({ where: { name: 'file_links' } })).value;
-    const expired = `${unsigned}?${fileLinkSigner(secret).query(link.id, 'upload', new Date(Date.now() - 1000))}`;
+    const expired = `${unsigned}?${fileLinkSigner(secret).query({ businessId: t.business.business_id, livemode: false }, link.id, 'upload', new Date(Date.now() - 1000))}`;
     const late = await put(expired, PNG);
     expect(late.status).toBe(403);
     expect(late.body.error.message).toMatch(/expired/);
@@ -172,6 +212,7 @@ describe.each(ENGINES)('files and evidence on %s', (engine) => {
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ id: photo.id, state: 'deleted', download_url: null });
     expect((await fetch(downloadUrl)).status).toBe(404);
+    expect(await stored(photo.id)).toEqual([]);
     expect((await api.call('DELETE', `/v1/files/${photo.id}`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'deleted' });
     // The charge still shows what it cited.
     expect((await api.get(`/v1/charges/${charge.body.id}`)).body.evidence.map((e: any) => e.file_id)).toEqual([photo.id, receipt.id]);
@@ -187,14 +228,40 @@ describe.each(ENGINES)('files and evidence on %s', (engine) => {
     const removed = await gql(`mutation($id: ID!) { deleteFile(id: $id) { id state downloadUrl } }`, { id: created.data.createFileUpload.id });
     expect(removed.data.deleteFile).toEqual({ id: created.data.createFileUpload.id, state: 'deleted', downloadUrl: null });
 
+    expect(await stored(created.data.createFileUpload.id)).toEqual([]);
+
     const kept = await uploaded();
-    const stored = async () => (await readdir(t.filesDir, { recursive: true })).filter((p) => p.includes(kept.id));
-    expect((await stored()).length).toBeGreaterThan(0);
+    expect((await stored(kept.id)).length).toBe(1);
     const reset = await api.post('/v1/test/reset');
     expect(reset.status).toBe(200);
     expect(reset.body.deleted.files).toBeGreaterThan(0);
     expect((await api.get(`/v1/files/${kept.id}`)).status).toBe(404);
-    expect((await stored()).filter((p) => p.split('/').length > 3)).toEqual([]);
+    expect(await stored(kept.id)).toEqual([]);
     vehicleId = (await createVehicle(api)).id;
+  });
+  it.runIf(storage === 's3')('rides out a bucket that slows down once, and answers 502 with nothing stored when the bucket keeps refusing', async () => {
+    s3!.failNext('PUT');
+    const retried = await uploaded();
+    expect(await stored(retried.id)).toHaveLength(1);
+
+    const link = await uploadLink();
+    for (let i = 0; i < 3; i++) s3!.failNext('PUT');
+    const refused = await put(link.upload_url, PNG);
+    expect(refused.status).toBe(502);
+    expect(refused.body.error).toMatchObject({ type: 'integration_error', code: 'file_storage_unavailable' });
+    expect((await api.get(`/v1/files/${link.id}`)).body.state).toBe('pending_upload');
+    expect(await stored(link.id)).toEqual([]);
+    // The same link works once the bucket is back.
+    expect((await put(link.upload_url, PNG)).status).toBe(200);
+
+    // The stand-in checks SigV4 in full: a client with the wrong secret is refused.
+    const { S3Client, HeadObjectCommand } = await import('@aws-sdk/client-s3');
+    const forger = new S3Client({ region: S3.region, endpoint: s3!.url, forcePathStyle: true, credentials: { accessKeyId: S3.accessKeyId, secretAccessKey: 'not-the-secret' }, maxAttempts: 1 });
+    await expect(forger.send(new HeadObjectCommand({ Bucket: S3.bucket, Key: (await stored(link.id))[0] }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+
+    for (let i = 0; i < 3; i++) s3!.failNext('GET');
+    const download = await fetch((await api.get(`/v1/files/${link.id}`)).body.download_url);
+    expect(download.status).toBe(502);
+    expect(((await download.json()) as any).error.code).toBe('file_storage_unavailable');
   });
 });

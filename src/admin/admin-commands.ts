@@ -3,6 +3,8 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { createApiKey, revokeApiKey } from '../platform/api-keys.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
 import { createBusiness } from '../platform/businesses.ts';
+import { addTeamMember } from '../platform/team-members.ts';
+import { TeamRole } from '../generated/prisma/enums.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 
 /** Bad arguments: the CLI prints the message (a line or two, no stack) and exits 2. */
@@ -10,16 +12,21 @@ export class AdminUsageError extends Error {
   override name = 'AdminUsageError';
 }
 
-type Flag = 'name' | 'currency' | 'business' | 'key' | 'mode' | 'kind' | 'permissions' | 'json';
+type Flag = 'name' | 'currency' | 'business' | 'key' | 'mode' | 'kind' | 'permissions' | 'member' | 'email' | 'role' | 'json';
+
+const ROLES = Object.values(TeamRole) as string[];
 
 const FLAG_HELP: Record<Flag, [syntax: string, help: string]> = {
-  name: ['--name <name>', 'name of the business (quote it when it has spaces)'],
+  name: ['--name <name>', 'name of the business or member (quote it when it has spaces)'],
   currency: ['--currency <code>', 'currency of the business (default usd)'],
   business: ['--business <biz_id>', 'the business (ids from `business list`)'],
   key: ['--key <key_id>', 'the key to revoke (ids from `key list`)'],
   mode: ['--mode test|live', 'sandbox (test) or production (live) key'],
   kind: ['--kind secret|publishable', 'secret key, or publishable key for browsers and apps'],
   permissions: ['--permissions <list>', 'comma-separated permissions (below); omit for a key with all of them'],
+  member: ['--member <mem_id>', "bind the key to a team member: it acts with the member's role and dies with the member"],
+  email: ['--email <address>', "the member's email"],
+  role: ['--role <role>', `the member's role: ${ROLES.join(', ')} (default owner)`],
   json: ['--json', 'print JSON instead of text'],
 };
 
@@ -39,10 +46,16 @@ const COMMANDS: Record<string, CommandSpec> = {
   'key list': { required: ['business'], optional: ['json'], summary: 'list the keys of a business (redacted)' },
   'key create': {
     required: ['business', 'mode', 'kind'],
-    optional: ['permissions', 'json'],
-    summary: 'create another key; its secret is shown once',
+    optional: ['permissions', 'member', 'json'],
+    summary: 'create another key; its secret is shown once (--member: a secret key acting with that member\'s role)',
   },
   'key revoke': { required: ['business', 'key'], optional: ['json'], summary: 'revoke a key' },
+  'member create': {
+    required: ['business', 'email'],
+    optional: ['name', 'role', 'json'],
+    summary: "add a team member directly, such as the business's first owner (later members are invited through the API)",
+  },
+  'member list': { required: ['business'], optional: ['json'], summary: 'list the team members of a business' },
 };
 
 const COMMAND_NAMES = Object.keys(COMMANDS);
@@ -74,7 +87,7 @@ function permissionLines(indent = '  '): string[] {
 export const ADMIN_USAGE = [
   'usage: npm run admin -- <command> [flags]',
   '',
-  'Creates businesses and their API keys (the API has no operation for that).',
+  'Creates businesses, their API keys and first team members (the API has no operation for that).',
   '',
   'commands:',
   ...COMMAND_NAMES.flatMap((c) => [`  ${commandUsage(c)}`, `      ${COMMANDS[c].summary}`]),
@@ -93,7 +106,7 @@ export const ADMIN_USAGE = [
 
 const SEE_HELP = 'run `npm run admin -- --help` for the commands and flags';
 
-type Options = { name?: string; business?: string; key?: string; mode?: string; kind?: string; permissions?: string; currency?: string; json?: boolean };
+type Options = { name?: string; business?: string; key?: string; mode?: string; kind?: string; permissions?: string; member?: string; email?: string; role?: string; currency?: string; json?: boolean };
 
 export type ParsedAdminArgs =
   | { help: true }
@@ -119,6 +132,9 @@ export function parseAdminArgs(args: string[]): ParsedAdminArgs {
         mode: { type: 'string' },
         kind: { type: 'string' },
         permissions: { type: 'string' },
+        member: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
         currency: { type: 'string' },
         json: { type: 'boolean' },
       },
@@ -186,6 +202,18 @@ function checkOptions(command: string, options: Options): void {
     throw new AdminUsageError(`admin: --kind must be secret or publishable, not "${options.kind}"\n${usage}`);
   }
   if (options.permissions !== undefined) checkPermissions(splitPermissions(options.permissions));
+  if (options.email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(options.email.trim())) {
+    throw new AdminUsageError(`admin: --email must be an email address, not "${options.email}"\n${usage}`);
+  }
+  if (options.role !== undefined && !ROLES.includes(options.role)) {
+    throw new AdminUsageError(`admin: --role must be one of ${ROLES.join(', ')}, not "${options.role}"\n${usage}`);
+  }
+  if (options.member !== undefined && options.permissions !== undefined) {
+    throw new AdminUsageError(`admin: a key bound to a member acts with the member's role: give --member or --permissions, not both\n${usage}`);
+  }
+  if (options.member !== undefined && options.kind !== 'secret') {
+    throw new AdminUsageError(`admin: only a secret key can be bound to a member (--kind secret)\n${usage}`);
+  }
 }
 
 function splitPermissions(list: string): string[] {
@@ -224,7 +252,7 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const keys = await prisma.apiKey.findMany({ where: { businessId }, orderBy: { id: 'asc' } });
       return keys.map((k) => ({
         id: k.id, key: k.redacted, mode: k.livemode ? 'live' : 'test', kind: k.kind, name: k.name,
-        permissions: k.permissions.join(',') || 'all', revoked: k.revokedAt !== null, created_at: k.createdAt.toISOString(),
+        permissions: k.memberId ? `member ${k.memberId}` : k.permissions.join(',') || 'all', revoked: k.revokedAt !== null, created_at: k.createdAt.toISOString(),
       }));
     }
     case 'key create': {
@@ -232,9 +260,10 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const mode = options.mode as 'test' | 'live';
       const kind = options.kind as 'secret' | 'publishable';
       const permissions = options.permissions === undefined ? [] : splitPermissions(options.permissions);
+      const memberId = options.member === undefined ? undefined : await existingMember(prisma, businessId, options.member);
       try {
-        const created = await createApiKey(prisma, { businessId, livemode: mode === 'live', kind, permissions });
-        return { id: created.id, key: created.key, mode, kind, permissions: permissions.join(',') || 'all' };
+        const created = await createApiKey(prisma, { businessId, livemode: mode === 'live', kind, permissions, memberId });
+        return { id: created.id, key: created.key, mode, kind, ...(memberId ? { member: memberId } : { permissions: permissions.join(',') || 'all' }) };
       } catch (err) {
         // Checked above already; should the domain's rule ever differ, still a usage error.
         if (err instanceof DomainError && err.type === 'validation_error') {
@@ -252,6 +281,17 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       }
       return { id: options.key, revoked: true };
     }
+    case 'member create': {
+      const businessId = await existingBusiness(prisma, options.business!);
+      const member = await addTeamMember(prisma, { businessId, email: options.email!, name: options.name, role: (options.role ?? 'owner') as TeamRole });
+      if (!member) throw new AdminUsageError(`admin: ${options.email} is already a member of ${businessId}\nsee the team with: npm run admin -- member list --business ${businessId}`);
+      return { id: member.id, email: member.email, name: member.name, role: member.role };
+    }
+    case 'member list': {
+      const businessId = await existingBusiness(prisma, options.business!);
+      const members = await prisma.teamMember.findMany({ where: { businessId }, orderBy: { id: 'asc' } });
+      return members.map((m) => ({ id: m.id, email: m.email, name: m.name, role: m.role, created_at: m.createdAt.toISOString() }));
+    }
     default:
       throw new AdminUsageError(`admin: unknown command "${command}"\n${SEE_HELP}`);
   }
@@ -260,6 +300,11 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
 async function existingBusiness(prisma: PrismaClient, businessId: string): Promise<string> {
   if (await prisma.business.findUnique({ where: { id: businessId }, select: { id: true } })) return businessId;
   throw new AdminUsageError(`admin: no business ${businessId}\nsee the businesses with: npm run admin -- business list`);
+}
+
+async function existingMember(prisma: PrismaClient, businessId: string, memberId: string): Promise<string> {
+  if (await prisma.teamMember.findFirst({ where: { id: memberId, businessId }, select: { id: true } })) return memberId;
+  throw new AdminUsageError(`admin: business ${businessId} has no member ${memberId}\nsee its team with: npm run admin -- member list --business ${businessId}`);
 }
 
 // ------------------------------------------------------------------ helpers

@@ -13,6 +13,12 @@ export function isExclusionViolation(err: unknown): boolean {
   return db?.code === '23P01' && (db.message === undefined || db.message.includes('Booking_no_overlap'));
 }
 
+/** True when a booking was refused by the "Booking_vehicle_active" trigger: its vehicle is no longer active. */
+export function isInactiveVehicleViolation(err: unknown): boolean {
+  const db = databaseError(err);
+  return db?.code === 'RV001' || (db?.message?.includes('Booking_vehicle_active') ?? false);
+}
+
 /** True for a unique constraint violation (SQLSTATE 23505, Prisma P2002). */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 'P2002' || databaseError(err)?.code === '23505';

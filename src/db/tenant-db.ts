@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { COLUMN_NAMES, DATAMODEL as models, type DirectSql } from './direct-sql.ts';
 
 /** One business in one environment: the only rows a request may reach. */
@@ -124,6 +124,50 @@ const OPERATIONS = [
 /** Delegate name (`booking`) → model (`Booking`), for every model of the datamodel. */
 const MODEL_OF_DELEGATE = new Map(Object.keys(models).map((m) => [m[0].toLowerCase() + m.slice(1), m]));
 const CLIENT_ONLY = new Set(['$extends', '$use', '$on', '$connect', '$disconnect']);
+/** Prisma's raw SQL reaches every tenant's rows: through the scope, SQL goes through `$readScoped` only. */
+const RAW_SQL = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$queryRawTyped']);
+
+/** Every table (a model's name: the schema maps none elsewhere). */
+const TABLES = Object.keys(models);
+const TABLE_REFERENCE = new RegExp(`(\\.\\s*)?"(${TABLES.join('|')})"`, 'g');
+/** Functions that run SQL given as text (which this check cannot see) or reach past the database's tables. */
+const DYNAMIC_SQL = /\b(query_to_xml\w*|cursor_to_xml\w*|table_to_xml\w*|schema_to_xml\w*|database_to_xml\w*|dblink\w*|regclass|pg_read\w*|lo_\w+|set_config|current_setting)\b/i;
+
+/**
+ * One SELECT of `query`, reading the tenant's rows only: each table it names (quoted, as
+ * `"Booking"`) is shadowed by a common table expression of that table's rows restricted to
+ * the scope's business (and environment), bound as parameters, so no row of another tenant
+ * is in sight whatever the statement says. Refused (TenantScopeViolation) before it runs:
+ * anything but one SELECT, a table named through its schema (`public."Booking"`, which would
+ * bypass the shadow), comments, a table that belongs to no tenant, and functions that run SQL
+ * text.
+ */
+export function scopedRead(query: Prisma.Sql, scope: TenantScope): Prisma.Sql {
+  const text = query.strings.join(' ');
+  if (!/^\s*SELECT\b/i.test(text)) throw new TenantScopeViolation('a scoped read is one SELECT statement');
+  if (text.includes(';')) throw new TenantScopeViolation('a scoped read is one statement');
+  // A comment could stand between a schema and its table (public./**/"Booking").
+  if (text.includes('--') || text.includes('/*')) throw new TenantScopeViolation('a scoped read carries no comments');
+  if (DYNAMIC_SQL.test(text)) throw new TenantScopeViolation('a scoped read may not run SQL given as text or reach outside the tables');
+  const tables = new Set<string>();
+  for (const [, qualified, table] of text.matchAll(TABLE_REFERENCE)) {
+    if (qualified) throw new TenantScopeViolation(`a scoped read names "${table}" by itself, never through its schema`);
+    if (table !== 'Business' && !TENANT_MODELS.has(table)) throw new TenantScopeViolation(`${table} is not a tenant model`);
+    tables.add(table);
+  }
+  if (tables.size === 0) return query;
+  const shadows = [...tables].map((table) => {
+    const owner =
+      table === 'Business'
+        ? Prisma.sql`"id" = ${scope.businessId}`
+        : TENANT_MODELS.get(table)!.environment
+          ? Prisma.sql`"businessId" = ${scope.businessId} AND "livemode" = ${scope.livemode}`
+          : Prisma.sql`"businessId" = ${scope.businessId}`;
+    // Without RECURSIVE a query does not see its own name: the body reads the table itself.
+    return Prisma.sql`${Prisma.raw(`"${table}"`)} AS NOT MATERIALIZED (SELECT * FROM ${Prisma.raw(`"${table}"`)} WHERE ${owner})`;
+  });
+  return Prisma.sql`WITH ${Prisma.join(shadows, ', ')} ${query}`;
+}
 
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
 
@@ -236,17 +280,61 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
           return direct ? direct.transaction(begin) : begin(() => undefined);
         };
       }
-      if (CLIENT_ONLY.has(prop)) throw new TenantScopeViolation(`${prop} is not available through the tenant scope`);
+      if (prop === '$readScoped') {
+        return (query: Prisma.Sql) => {
+          let scoped: Prisma.Sql;
+          try {
+            scoped = scopedRead(query, scope);
+          } catch (err) {
+            return Promise.reject(err);
+          }
+          return (target as PrismaClient).$queryRaw(scoped);
+        };
+      }
+      if (prop === '$lockRow') return (model: string, id: string) => lockRow(target as PrismaClient, scope, model, id);
+      if (prop === '$lockKey') {
+        // Namespaced by the tenant, so two businesses never wait on each other's keys.
+        return (key: string) => (target as PrismaClient).$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${scope.businessId}:${scope.livemode}:${key}`}, 0))::text`.then(() => undefined);
+      }
+      if (CLIENT_ONLY.has(prop) || RAW_SQL.has(prop)) throw new TenantScopeViolation(`${prop} is not available through the tenant scope`);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
 
+/**
+ * Lock one of the tenant's rows FOR UPDATE until the transaction ends (false: no such row of
+ * the tenant). The statement names the business and environment itself: raw SQL is not
+ * scoped otherwise.
+ */
+function lockRow(client: PrismaClient, scope: TenantScope, model: string, id: string): Promise<boolean> {
+  const modelScope = TENANT_MODELS.get(model);
+  if (!modelScope) return Promise.reject(new TenantScopeViolation(`${model} does not belong to a tenant`));
+  const environment = modelScope.environment ? Prisma.sql` AND "livemode" = ${scope.livemode}` : Prisma.empty;
+  return client
+    .$queryRaw<{ id: string }[]>`SELECT "id" FROM ${Prisma.raw(`"${model}"`)} WHERE "id" = ${id} AND "businessId" = ${scope.businessId}${environment} FOR UPDATE`
+    .then((rows) => rows.length === 1);
+}
+
+/** Locks a tenant's transaction may take (the only raw SQL that writes nothing but a lock). */
+export interface TenantLocks {
+  /** Lock the tenant's row of `model` FOR UPDATE until the transaction ends; false when the tenant has no such row. */
+  $lockRow(model: string, id: string): Promise<boolean>;
+  /** A transaction-scoped advisory lock on `key` within the tenant (serializes e.g. creations of one email). */
+  $lockKey(key: string): Promise<void>;
+}
+
 /** A Prisma client that reaches one tenant's rows only. */
-export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect'>;
+export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & TenantLocks & {
+  /** One SELECT over the tenant's rows only (`scopedRead`), e.g. a report's GROUP BY. */
+  $readScoped<T>(query: Prisma.Sql): Promise<T[]>;
+};
 
 /** The client handed to `$transaction` callbacks of a TenantDb. */
 export type TenantTx = Prisma.TransactionClient;
+
+/** The tenant's locks, in a transaction of a TenantDb too (its callback's client has them at run time). */
+export const tenantLocks = (db: TenantDb | TenantTx): TenantLocks => db as unknown as TenantLocks;
 
 /** Scoped clients, one per tenant, kept for the most recently used tenants. */
 export function tenantDbFactory(prisma: PrismaClient, observe?: RowObserver, options: { direct?: DirectSql; capacity?: number } = {}) {

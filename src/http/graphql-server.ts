@@ -6,6 +6,7 @@ import type { GraphQLContext } from '../builder.ts';
 import type { DomainConfig } from '../domain/shared/context.ts';
 import type { Principal } from '../domain/access/permissions.ts';
 import type { PaymentProcessor } from '../domain/payments/processor.ts';
+import type { IdentityProvider } from '../domain/identity/identity-provider.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { EventPubSub } from '../events/event-relay.ts';
@@ -21,10 +22,14 @@ import { answersHealth, useHealth, type HealthChecks } from './edge/use-health.t
 import { STRIPE_EVENTS_PATH, useProcessorEvents } from './edge/use-processor-events.ts';
 import { isFileLink, useFileTransfer } from './edge/use-file-transfer.ts';
 import { nodeRestPath } from './node-rest.ts';
+import { useInvitationAcceptance } from './edge/use-invitation-acceptance.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
+import { signingLinks, type SigningLinkSigner } from '../domain/agreements/agreement-links.ts';
+import { useAgreementSigning } from './edge/use-agreement-signing.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
+import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
@@ -62,6 +67,10 @@ export interface EdgeDeps {
   processors: { test: PaymentProcessor; live: PaymentProcessor };
   /** The channels that deliver messages (email, SMS) in each environment. */
   messaging: { test: MessageChannels; live: MessageChannels };
+  /** The identity provider of each environment. */
+  identityProviders: { test: IdentityProvider; live: IdentityProvider };
+  /** DNS, for custom domains' verification. */
+  dns: DnsResolver;
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
@@ -72,6 +81,8 @@ export interface EdgeDeps {
   health: HealthChecks;
   /** Files' bytes, and the key that signs links to them. */
   files: { storage: FileStorage; signer: FileLinkSigner; publicUrl: string | undefined };
+  /** The key that signs the customers' agreement signing links. */
+  signingLinkSigner: SigningLinkSigner;
   /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
@@ -94,9 +105,14 @@ export function operationContext(deps: EdgeDeps, edge: ServerContext, principal:
     domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
       processor: principal.livemode ? deps.processors.live : deps.processors.test,
       messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
+      dns: deps.dns,
       now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
       onClockChanged: forgetCachedPrincipals,
-      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(request)) },
+      onAccessChanged: forgetCachedPrincipals,
+      publicUrl: () => deps.files.publicUrl ?? originOf(request),
+      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(request), tenant),
+      signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(request)),
+      identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
     pubsub: deps.pubsub,
   };
 }
@@ -170,6 +186,8 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useRequestFrame(),
     useHealth(deps.health),
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
+    useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
     useApiReference(),

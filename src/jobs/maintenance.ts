@@ -46,7 +46,7 @@ export function startMaintenance(deps: {
     const now = deps.now();
     // Which tenants have rentals out past their end: the business's grace is applied per tenant.
     const tenants = await deps.prisma.booking.findMany({ where: overdueRentals(now), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
-    for (const tenant of tenants) await markLateRentals(deps.tenantDb(tenant), tenant.businessId, now);
+    for (const tenant of tenants) await markLateRentals(deps.tenantDb(tenant), tenant, now);
   });
   every(deps.holdSweepMs, 'sandbox clock sweep', async () => {
     // Sandboxes whose clock runs ahead: their holds and rentals fall due in their own time.
@@ -55,7 +55,7 @@ export function startMaintenance(deps: {
       const now = new Date(deps.now().getTime() + business.sandboxClockOffsetSeconds * 1000);
       const db = deps.tenantDb({ businessId: business.id, livemode: false });
       await expireHolds(db, now);
-      await markLateRentals(db, business.id, now);
+      await markLateRentals(db, { businessId: business.id, livemode: false }, now);
     }
   });
   const { messaging } = deps;

@@ -14,8 +14,20 @@ export interface StripeSettings {
   maxNetworkRetries: number;
 }
 
+/** The SDK's client for these settings (payments and Identity share it). */
+export function stripeClient(settings: StripeSettings): Stripe {
+  const url = settings.apiUrl ? new URL(settings.apiUrl) : null;
+  return new Stripe(settings.secretKey, {
+    timeout: settings.timeoutMs,
+    maxNetworkRetries: settings.maxNetworkRetries,
+    telemetry: false,
+    appInfo: { name: 'rental-api' },
+    ...(url ? { host: url.hostname, port: url.port || (url.protocol === 'https:' ? 443 : 80), protocol: url.protocol === 'http:' ? 'http' : 'https' } : {}),
+  });
+}
+
 /** What a rental's PaymentIntents carry, so a processor event finds its way back. */
-export const STRIPE_PURPOSE = { rentalPayment: 'rental_payment', depositHold: 'deposit_hold', offSession: 'off_session_charge' } as const;
+export const STRIPE_PURPOSE = { rentalPayment: 'rental_payment', depositHold: 'deposit_hold', offSession: 'off_session_charge', identityVerification: 'identity_verification' } as const;
 
 /**
  * The processor port on Stripe (the official `stripe` SDK), with PaymentIntents throughout:
@@ -29,14 +41,7 @@ export const STRIPE_PURPOSE = { rentalPayment: 'rental_payment', depositHold: 'd
  * `card_declined`; anything else Stripe answers or fails to answer is the caller's 502.
  */
 export function stripeProcessor(settings: StripeSettings): PaymentProcessor {
-  const url = settings.apiUrl ? new URL(settings.apiUrl) : null;
-  const stripe = new Stripe(settings.secretKey, {
-    timeout: settings.timeoutMs,
-    maxNetworkRetries: settings.maxNetworkRetries,
-    telemetry: false,
-    appInfo: { name: 'rental-api' },
-    ...(url ? { host: url.hostname, port: url.port || (url.protocol === 'https:' ? 443 : 80), protocol: url.protocol === 'http:' ? 'http' : 'https' } : {}),
-  });
+  const stripe = stripeClient(settings);
 
   /** The card the booking was paid with, for charging it again without the customer. */
   async function savedCard(paymentReference: string | null) {

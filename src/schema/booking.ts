@@ -9,6 +9,7 @@ import { updateBookingOperation } from '../domain/bookings/update-booking.ts';
 import { getBooking } from '../domain/bookings/get-booking.ts';
 import { listBookings } from '../domain/bookings/list-bookings.ts';
 import { completeReturn } from '../domain/returns/complete-return.ts';
+import { dayRatesField } from './day-rate.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
@@ -29,6 +30,7 @@ export const Booking = builder.prismaObject('Booking', {
   fields: (t) => ({
     ...(exposePublicFields(t, BOOKING_FIELDS, enums) as {}),
     gates: t.field({ type: BookingGates, resolve: (b) => bookingGates(b) }),
+    dayRates: dayRatesField(t),
     nextStates: t.field({
       type: [enums.BookingState],
       description: 'States the booking can move to now, every guard considered.',

@@ -4,7 +4,8 @@ import * as Enums from '../generated/prisma/enums.ts';
 /** The Prisma enums the API shows, registered once under their own names. */
 const names = [
   'BookingState', 'GateStatus', 'VehicleStatus', 'PaymentState', 'DepositState', 'TransactionType',
-  'TransactionStatus', 'ChargeType', 'ChargeState', 'DisputeState', 'MessageChannel', 'MessageDirection', 'MessageDeliveryState', 'FileState', 'FilePurpose', 'PhotoSlot', 'ReturnState', 'InsuranceState',
+  'TransactionStatus', 'ChargeType', 'ChargeState', 'DisputeState', 'MessageChannel', 'MessageDirection', 'MessageDeliveryState', 'FileState', 'FilePurpose', 'PhotoSlot', 'ReturnState', 'InsuranceState', 'AgreementState', 'CheckState',
+  'TeamRole', 'InvitationState', 'DomainState',
 ] as const;
 
 export const enums = Object.fromEntries(

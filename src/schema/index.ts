@@ -13,11 +13,18 @@ import './dispute.ts';
 import './file.ts';
 import './pickup.ts';
 import './insurance.ts';
+import './agreement.ts';
+import './identity.ts';
 import './return.ts';
 import './vehicle-access.ts';
+import './business.ts';
+import './website.ts';
 import './sandbox.ts';
 import './event.ts';
+import './team.ts';
+import './domain.ts';
 import './webhook.ts';
+import './report.ts';
 import './subscription.ts';
 
 builder.queryType({ description: 'Reads. Bookings are the root of the graph.' });

@@ -33,6 +33,24 @@ interface Intent {
   created: number;
 }
 
+/** A Stripe Identity VerificationSession, in the fields Stripe documents. */
+interface VerificationSession {
+  id: string;
+  object: 'identity.verification_session';
+  client_secret: string | null;
+  created: number;
+  last_error: { code: string; reason: string } | null;
+  last_verification_report: string | null;
+  livemode: boolean;
+  metadata: Record<string, string>;
+  options: Record<string, unknown>;
+  provided_details: Record<string, string> | null;
+  redaction: null;
+  status: 'requires_input' | 'processing' | 'verified' | 'canceled';
+  type: 'document' | 'id_number';
+  url: string | null;
+}
+
 export interface StandInRequest {
   method: string;
   path: string;
@@ -61,6 +79,7 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
   const intents = new Map<string, Intent>();
   const refunds = new Map<string, { id: string; object: 'refund'; amount: number; payment_intent: string; status: 'succeeded'; currency: string }>();
   const customers = new Map<string, { id: string; object: 'customer'; metadata: Record<string, string> }>();
+  const verificationSessions = new Map<string, VerificationSession>();
   const answered = new Map<string, { status: number; body: unknown }>();
   const requests: StandInRequest[] = [];
   /** Calls to leave unanswered (the adapter's timeout), by "METHOD /path" prefix, each used once; `processed`: carried out first, as when only the answer is lost. */
@@ -156,6 +175,35 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
         return { status: 200, body: intent };
       }
     }
+    if (method === 'POST' && path === '/v1/identity/verification_sessions') {
+      if (p.type !== 'document' && p.type !== 'id_number') return refusal(400, { type: 'invalid_request_error', code: 'parameter_missing', param: 'type', message: 'Missing required param: type.' });
+      const vs = id('vs');
+      const session: VerificationSession = {
+        id: vs,
+        object: 'identity.verification_session',
+        client_secret: `${vs}_secret_test_${randomBytes(12).toString('hex')}`,
+        created: Math.floor(Date.now() / 1000),
+        last_error: null,
+        last_verification_report: null,
+        livemode: false,
+        metadata: p.metadata ?? {},
+        options: p.options ?? {},
+        provided_details: p.provided_details ?? null,
+        redaction: null,
+        status: 'requires_input',
+        type: p.type,
+        url: `https://verify.stripe.com/start/test_${randomBytes(12).toString('hex')}`,
+      };
+      verificationSessions.set(vs, session);
+      return { status: 200, body: session };
+    }
+    const sessionPath = /^\/v1\/identity\/verification_sessions\/([^/]+)$/.exec(path);
+    if (sessionPath && method === 'GET') {
+      const session = verificationSessions.get(sessionPath[1]);
+      if (!session) return refusal(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'session', message: `No such verification session: '${sessionPath[1]}'` });
+      // Retrieved sessions never show the client secret again, as at Stripe.
+      return { status: 200, body: { ...session, client_secret: null, url: null } };
+    }
     if (method === 'POST' && path === '/v1/refunds') {
       const intent = intents.get(String(p.payment_intent));
       if (!intent) return refusal(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'payment_intent', message: `No such payment_intent: '${p.payment_intent}'` });
@@ -207,8 +255,8 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  /** A Stripe event about a PaymentIntent, as Stripe sends it. */
-  function event(type: string, intent: Intent) {
+  /** A Stripe event about a PaymentIntent (or another object), as Stripe sends it. */
+  function event(type: string, intent: Intent | VerificationSession) {
     return {
       id: id('evt'),
       object: 'event',
@@ -239,6 +287,18 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
       return event(status === 200 ? 'payment_intent.succeeded' : 'payment_intent.payment_failed', intent);
     },
     event,
+    verificationSessions,
+    /**
+     * Stripe Identity's verdict on a session the customer completed: verified, or requires_input
+     * with the check's error (document_unverified_other, selfie_face_mismatch, ...); the event Stripe then sends.
+     */
+    identityVerdict(sessionId: string, verdict: 'verified' | { code: string; reason: string }) {
+      const session = verificationSessions.get(sessionId);
+      if (!session) throw new Error(`no verification session ${sessionId}`);
+      if (verdict === 'verified') Object.assign(session, { status: 'verified', last_error: null, last_verification_report: id('vr') });
+      else Object.assign(session, { status: 'requires_input', last_error: verdict });
+      return event(verdict === 'verified' ? 'identity.verification_session.verified' : 'identity.verification_session.requires_input', { ...session, client_secret: null, url: null });
+    },
     /** The Stripe-Signature header Stripe would send with `payload`. */
     sign(payload: string, secret = options.webhookSecret, timestamp?: number) {
       return Stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });

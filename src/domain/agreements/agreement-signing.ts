@@ -5,14 +5,37 @@ import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 import { createByAction, runAction } from '../shared/lifecycle.ts';
+import { AgreementErrors } from './agreement.errors.ts';
 import { agreementLifecycle } from './agreement-state.ts';
 
-/** The customer signed the rental agreement (`agreement.signed`): the agreement gate is satisfied and the booking advances. */
-export async function recordAgreementSigned(tx: Db, origin: EventOrigin, booking: Booking, now: Date): Promise<BookingOutcome> {
+/** Who signed, from where: the customer through their link, or the sandbox standing in for them. */
+export interface Signature {
+  name: string;
+  ip: string | null;
+  userAgent: string | null;
+  /** The document version the signer was shown; a replaced one is refused. Absent: whatever is current (the sandbox). */
+  version?: number;
+}
+
+/** The sandbox signs as this signer (POST /v1/test/bookings/{id}/agreement/sign). */
+export const SANDBOX_SIGNATURE: Signature = { name: 'Sandbox signer', ip: null, userAgent: 'sandbox' };
+
+/**
+ * The customer signed the rental agreement (`agreement.signed`): who, from where, when, and
+ * the SHA-256 of the exact document version they accepted are recorded, the agreement gate is
+ * satisfied and the booking advances. The agreement is written by compare-and-set: a document
+ * replaced while this ran makes the signature fail rather than attach to the new version.
+ */
+export async function recordAgreementSigned(tx: Db, origin: EventOrigin, booking: Booking, now: Date, signature: Signature): Promise<BookingOutcome> {
   const gated = await applyBookingAction(tx, origin, booking, 'sign_agreement');
   const existing = await tx.agreement.findUnique({ where: { bookingId: booking.id } });
-  if (existing) await runAction(tx, origin, agreementLifecycle, existing, 'sign', { signedAt: now });
-  else await createByAction(tx, origin, agreementLifecycle, { from: 'draft' }, 'sign', { id: newId('agreement'), businessId: origin.businessId, livemode: origin.livemode, bookingId: booking.id, signedAt: now });
+  const signer = { signedAt: now, signerName: signature.name, signerIp: signature.ip, signerUserAgent: signature.userAgent };
+  if (existing) {
+    if (signature.version !== undefined && existing.version !== signature.version) throw AgreementErrors.signingLinkInvalid('superseded');
+    await runAction(tx, origin, agreementLifecycle, existing, 'sign', { ...signer, signedDocumentSha256: existing.documentSha256 });
+  } else {
+    await createByAction(tx, origin, agreementLifecycle, { from: 'draft' }, 'sign', { id: newId('agreement'), businessId: origin.businessId, livemode: origin.livemode, bookingId: booking.id, ...signer });
+  }
   const advanced = await advanceBooking(tx, origin, gated);
   return { booking: advanced.booking, events: ['agreement.signed', ...advanced.events] };
 }

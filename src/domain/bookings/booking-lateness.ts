@@ -1,6 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
-import type { TenantDb } from '../../db/tenant-db.ts';
-import { readSettings } from '../business/business-settings.ts';
+import type { TenantDb, TenantScope } from '../../db/tenant-db.ts';
+import { settingsOf } from '../business/business-settings.ts';
 import { bookingStep } from './booking-lifecycle.ts';
 
 /** Rentals still out after their end (before any business's grace): where the sweeper looks. */
@@ -12,9 +12,8 @@ export const overdueRentals = (now: Date): Prisma.BookingWhereInput => ({ state:
  * move is a compare-and-set, so whichever process sweeps, a rental goes late once. Returns how
  * many went late.
  */
-export async function markLateRentals(db: TenantDb, businessId: string, now: Date, batch = 100): Promise<number> {
-  const business = await db.business.findUnique({ where: { id: businessId }, select: { settings: true } });
-  const graceMs = readSettings(business?.settings).return_rules.grace_minutes * 60_000;
+export async function markLateRentals(db: TenantDb, tenant: TenantScope, now: Date, batch = 100): Promise<number> {
+  const graceMs = (await settingsOf(db, tenant.businessId, tenant.livemode)).return_rules.grace_minutes * 60_000;
   const due = await db.booking.findMany({ where: overdueRentals(new Date(now.getTime() - graceMs)), orderBy: { endAt: 'asc' }, take: batch });
   let late = 0;
   for (const booking of due) {

@@ -1,5 +1,5 @@
 import type { Booking } from '../../generated/prisma/client.ts';
-import { readSettings, type BusinessSettings } from '../business/business-settings.ts';
+import { settingsOf, type BusinessSettings } from '../business/business-settings.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
 import { bookingMachine, type BookingAction, type BookingFacts } from './booking-state.ts';
@@ -27,8 +27,7 @@ export function automaticAction(facts: BookingFacts, approvalMode: BusinessSetti
  * transaction. Each step goes through the table and records its event.
  */
 export async function advanceBooking(tx: Db, origin: EventOrigin, booking: Booking): Promise<BookingOutcome> {
-  const business = await tx.business.findUnique({ where: { id: booking.businessId }, select: { settings: true } });
-  const mode = readSettings(business?.settings).booking_approval_mode;
+  const mode = (await settingsOf(tx, booking.businessId, booking.livemode)).booking_approval_mode;
   const events: string[] = [];
   let current = booking;
   for (let action = automaticAction(current, mode); action; action = automaticAction(current, mode)) {

@@ -121,6 +121,8 @@ export const bookingMachine = defineMachine({
     // Gate changes: the checks and the processor report; the state stays.
     verify_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'satisfied' }, verb: 'verify the identity of' },
     reject_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'failed' }, verb: 'reject the identity of' },
+    // A verification started again after a rejection: the gate waits for the new verdict.
+    restart_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'pending' }, verb: 'start the identity verification of' },
     sign_agreement: { from: GATE_CHANGE_STATES, set: { agreementGate: 'satisfied' }, verb: 'sign the agreement of' },
     secure_deposit: { from: GATE_CHANGE_STATES, set: { depositGate: 'satisfied' }, verb: 'secure the deposit of' },
     approve_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'satisfied' }, verb: 'approve the insurance of' },

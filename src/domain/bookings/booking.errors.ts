@@ -16,7 +16,7 @@ export const BookingErrors = errorCatalogue('booking', {
   vehicleUnavailable: {
     type: 'conflict',
     code: 'vehicle_unavailable',
-    description: 'The vehicle is booked for part of the period (or archived). Two overlapping bookings of one vehicle can never both succeed.',
+    description: 'The vehicle is booked for part of the period. Two overlapping bookings of one vehicle can never both succeed.',
     build: (message: string) => ({ message }),
   },
 });

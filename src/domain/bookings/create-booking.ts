@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Booking, Vehicle } from '../../generated/prisma/client.ts';
-import { isExclusionViolation } from '../../db/database-errors.ts';
+import { isExclusionViolation, isInactiveVehicleViolation } from '../../db/database-errors.ts';
 import { loadSettings } from '../business/business-settings.ts';
 import { customerInput, insertCustomer } from '../customers/customer-input.ts';
 import { originOf, recordEvent } from '../events/event.service.ts';
-import { priceOrReject } from '../quotes/price-vehicle.ts';
+import { priceOrReject, pricingTimeZone } from '../quotes/price-vehicle.ts';
 import { QuoteErrors } from '../quotes/quote.errors.ts';
 import { CommonErrors, validationError } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
@@ -12,6 +12,7 @@ import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { defineOperation, wantsRelations, type PrismaQuery } from '../shared/operation.ts';
 import { id, newMetadata } from '../shared/validation.ts';
+import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { expireHolds } from './booking-holds.ts';
 import { presentBooking } from './booking.fields.ts';
@@ -40,7 +41,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
   assertNotInPast(ctx, input.startAt);
   const now = ctx.now();
   const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId } }), 'vehicle', input.vehicleId, 'vehicle_id');
-  if (vehicle.status !== 'active') throw BookingErrors.vehicleUnavailable(`Vehicle ${vehicle.id} is archived and cannot be booked.`);
+  if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
   const price = await bookingPrice(ctx, input, vehicle, now);
   const { settings } = await loadSettings(ctx);
 
@@ -84,6 +85,8 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
       return booking;
     });
   } catch (err) {
+    // Archived while this booking was being made (the database's check on insert).
+    if (isInactiveVehicleViolation(err)) throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
     if (isExclusionViolation(err)) {
       throw BookingErrors.vehicleUnavailable(`Vehicle ${vehicle.id} is already booked for part of ${input.startAt.toISOString()} – ${input.endAt.toISOString()}.`);
     }
@@ -93,7 +96,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
 
 /** An unexpired quote for the same vehicle and period keeps its price; otherwise price now. */
 async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: Vehicle, now: Date) {
-  if (!input.quoteId) return priceOrReject(vehicle, input, input.unlimitedMiles);
+  if (!input.quoteId) return priceOrReject(vehicle, input, input.unlimitedMiles, { timeZone: await pricingTimeZone(ctx) });
   const quote = await found(ctx.db.quote.findUnique({ where: { id: input.quoteId } }), 'quote', input.quoteId, 'quote_id');
   const same =
     quote.vehicleId === input.vehicleId &&
@@ -102,8 +105,8 @@ async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: V
     quote.unlimitedMiles === input.unlimitedMiles;
   if (!same) throw validationError('quote_id', 'Invalid quote_id: the quote is for another vehicle, period or mileage option.');
   if (quote.expiresAt <= now) throw QuoteErrors.expired(quote.expiresAt);
-  const { days, currency, dailyRateCents, rentalCents, unlimitedMilesFeeCents, deliveryFeeCents, depositCents, includedMiles, extraMileFeeCents, totalCents } = quote;
-  return { days, currency, dailyRateCents, rentalCents, unlimitedMilesFeeCents, deliveryFeeCents, depositCents, includedMiles, extraMileFeeCents, totalCents };
+  const { days, currency, dailyRateCents, rentalCents, unlimitedMilesFeeCents, deliveryFeeCents, depositCents, includedMiles, extraMileFeeCents, totalCents, dayRates } = quote;
+  return { days, currency, dailyRateCents, rentalCents, unlimitedMilesFeeCents, deliveryFeeCents, depositCents, includedMiles, extraMileFeeCents, totalCents, dayRates: dayRates ?? [] };
 }
 
 export const createBooking = defineOperation({
@@ -113,7 +116,7 @@ export const createBooking = defineOperation({
     'Books a vehicle for a period, for an existing customer or one given inline. The booking starts in pending_payment and holds its vehicle until hold_expires_at; an overlapping booking of the same vehicle is refused with 409 vehicle_unavailable, also under concurrency (the database enforces it). Retries with the same Idempotency-Key never book twice.',
   access: { permission: 'bookings:write' },
   args: z.object({ input: createBookingInput }),
-  errors: [BookingErrors.vehicleUnavailable, QuoteErrors.expired, CommonErrors.resourceMissing],
+  errors: [BookingErrors.vehicleUnavailable, VehicleErrors.archived, QuoteErrors.expired, CommonErrors.resourceMissing],
   example: {
     input: {
       vehicleId: 'veh_01jd3m4k5n6p7q8r9s0t1v2w3x',

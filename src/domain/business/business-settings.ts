@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import type { DomainContext } from '../shared/context.ts';
+import type { Db, DomainContext } from '../shared/context.ts';
+
+/** The terms of a business that has not written its own. */
+export const DEFAULT_AGREEMENT_TERMS = [
+  'The renter is the only authorized driver unless the business agrees otherwise in writing, and holds a valid driving licence for the whole rental.',
+  "The vehicle is returned by the end of the rental period, in the condition it was picked up in, ordinary wear excepted. A late return may be charged under the business's return rules.",
+  "Miles driven beyond the included miles are charged at the mileage fee stated above. Fuel, tolls, fines and cleaning beyond ordinary use are the renter's.",
+  "The security deposit is held on the renter's card for the rental and released after the return, less any charges for damage, mileage, fuel, tolls, late return or cleaning.",
+  'The renter reports any accident, damage or theft to the business at once, and does not use the vehicle for hire, racing, towing, or off public roads.',
+].join('\n\n');
 
 /**
  * Rental settings of a business (the spec, "Named field sets"). Stored as JSON; every read
@@ -22,7 +31,13 @@ export const businessSettingsSchema = z.object({
     })
     .prefault({}),
   identity_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
-  agreement_requirements: z.object({ required: z.boolean().default(true) }).prefault({}),
+  agreement_requirements: z
+    .object({
+      required: z.boolean().default(true),
+      /** The business's own terms, printed in every rental agreement it sends. */
+      terms: z.string().trim().min(1).max(20_000).default(DEFAULT_AGREEMENT_TERMS),
+    })
+    .prefault({}),
   insurance_requirements: z.object({ required: z.boolean().default(false) }).prefault({}),
 });
 
@@ -34,8 +49,17 @@ export function readSettings(stored: unknown): BusinessSettings {
   return parsed.success ? parsed.data : businessSettingsSchema.parse({});
 }
 
-/** The calling business's rental settings (defaults filled in) and currency. */
+/** The stored settings of one environment: production's `settings`, the sandbox's `sandboxSettings`. */
+export const settingsColumn = (livemode: boolean) => (livemode ? 'settings' : 'sandboxSettings');
+
+/** A business's rental settings in one environment (defaults filled in). */
+export async function settingsOf(db: Pick<Db, 'business'>, businessId: string, livemode: boolean): Promise<BusinessSettings> {
+  const business = await db.business.findUnique({ where: { id: businessId }, select: { settings: true, sandboxSettings: true } });
+  return readSettings(livemode ? business?.settings : business?.sandboxSettings);
+}
+
+/** The calling business's rental settings in the caller's environment (defaults filled in) and currency. */
 export async function loadSettings(ctx: DomainContext) {
-  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { settings: true, currency: true } });
-  return { settings: readSettings(business?.settings), currency: business?.currency ?? 'usd' };
+  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { settings: true, sandboxSettings: true, currency: true } });
+  return { settings: readSettings(ctx.tenant.livemode ? business?.settings : business?.sandboxSettings), currency: business?.currency ?? 'usd' };
 }

@@ -17,6 +17,9 @@ export type CustomerValues = z.output<typeof customerInput>;
 /** Create a customer inside the caller's transaction (a booking may bring its customer inline). */
 export function insertCustomer(db: Db, ctx: DomainContext, input: CustomerValues) {
   return db.customer.create({
-    data: { id: newId('customer'), ...ctx.tenant, name: input.name, email: input.email ?? null, phone: input.phone ?? null, metadata: input.metadata },
+    data: { id: newId('customer'), ...ctx.tenant, name: input.name, email: input.email ?? null, emailNormalized: normalizeEmail(input.email), phone: input.phone ?? null, metadata: input.metadata },
   });
 }
+
+/** How emails compare: trimmed (by the input) and lower-cased. */
+export const normalizeEmail = (email: string | null | undefined): string | null => (email ? email.toLowerCase() : null);

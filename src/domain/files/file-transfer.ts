@@ -17,6 +17,17 @@ export interface FileTransferDeps {
   now(): Date;
 }
 
+/**
+ * Whose file a link names, and that owner's clock (a test file's links live by its business's
+ * sandbox clock, as they were issued): null for a file that does not exist.
+ */
+export async function linkOwner(deps: FileTransferDeps, fileId: string): Promise<{ businessId: string; livemode: boolean; now: Date } | null> {
+  const owner = await deps.prisma.file.findUnique({ where: { id: fileId }, select: { businessId: true, livemode: true } });
+  if (!owner) return null;
+  const business = owner.livemode ? null : await deps.prisma.business.findUnique({ where: { id: owner.businessId }, select: { sandboxClockOffsetSeconds: true } });
+  return { ...owner, now: new Date(deps.now().getTime() + (business?.sandboxClockOffsetSeconds ?? 0) * 1000) };
+}
+
 /** The file a signed link names, in its own business's scope (the one question asked across businesses is whose file it is). */
 async function linkedFile(deps: FileTransferDeps, fileId: string) {
   const owner = await deps.prisma.file.findUnique({ where: { id: fileId }, select: { businessId: true, livemode: true } });

@@ -29,6 +29,12 @@ export const FileErrors = errorCatalogue('file', {
     description: 'The upload is not the size_bytes declared when its link was made. Nothing was stored.',
     build: (declared: number, received: number) => ({ message: `The upload has ${received} bytes, but size_bytes was ${declared}; nothing was stored.`, param: 'size_bytes' }),
   },
+  storageUnavailable: {
+    type: 'integration_error',
+    code: 'file_storage_unavailable',
+    description: "The store that keeps files' bytes (the bucket) did not answer, or refused: nothing was stored or changed. Retry; an upload link stays valid until it expires.",
+    build: () => ({ message: "The file store is unavailable; nothing was stored or changed. Retry shortly." }),
+  },
   notUsable: {
     type: 'validation_error',
     code: 'file_not_usable',

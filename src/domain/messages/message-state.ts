@@ -4,6 +4,7 @@ import type { Lifecycle } from '../shared/lifecycle.ts';
 import { present } from '../shared/presenter.ts';
 import { defineMachine } from '../shared/state-machine.ts';
 import { MESSAGE_FIELDS } from './message.fields.ts';
+import { withoutSigningLinks } from '../agreements/agreement-links.ts';
 
 /**
  * A message's delivery: an email or SMS is born queued and ends sent or failed; an in_app
@@ -22,8 +23,9 @@ export const messageMachine = defineMachine({
 
 export type MessageAction = keyof typeof messageMachine.actions;
 
+/** A message as its events show it: a signing link in it is a credential, shown as [withheld]. */
 export function presentMessage(row: Message) {
-  return present('message', MESSAGE_FIELDS, row);
+  return present('message', MESSAGE_FIELDS, { ...row, body: withoutSigningLinks(row.body) });
 }
 
 export const messageLifecycle: Lifecycle<Message, Message, MessageAction> = {

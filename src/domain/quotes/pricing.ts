@@ -1,6 +1,11 @@
 /**
  * Rental pricing (the contract, "Quote"). Pure: the same inputs give the same cents, and
  * a booking snapshots its result.
+ *
+ * Each rental day is priced by the first rule that applies to its date: a seasonal rate
+ * whose date range holds it, then the weekend rate on a weekend day, then the daily rate.
+ * Rental day n starts at start_at + n × 24 h; its date is that moment's calendar date in
+ * the business's time zone (UTC when none is given).
  */
 export interface PricedVehicle {
   currency: string;
@@ -9,12 +14,39 @@ export interface PricedVehicle {
   includedMiles: number;
   extraMileFeeCents: number;
   unlimitedMilesDailyCents: number | null;
+  /** Daily rate of weekend days; null or absent: weekend days cost the daily rate. */
+  weekendRateCents?: number | null;
+  /** Lower-case weekday names (`saturday`); absent: Saturday and Sunday. */
+  weekendDays?: readonly string[] | null;
+  /** Date ranges with their own daily rate (stored JSON: checked again here). */
+  seasonalRates?: unknown;
+}
+
+export type DayRule = 'seasonal' | 'weekend' | 'base';
+
+/** The price of one rental day and the rule that set it. */
+export type DayRate = {
+  /** YYYY-MM-DD, in the pricing time zone. */
+  date: string;
+  rule: DayRule;
+  rate_cents: number;
+  /** The seasonal rate's name, when one applies and has a name. */
+  season?: string;
+};
+
+export interface SeasonalRate {
+  name?: string | null;
+  start_date: string;
+  end_date: string;
+  daily_rate_cents: number;
 }
 
 export interface Price {
   days: number;
   currency: string;
+  /** The vehicle's base daily rate (days may cost otherwise: see dayRates). */
   dailyRateCents: number;
+  /** The sum of dayRates. */
   rentalCents: number;
   unlimitedMilesFeeCents: number;
   deliveryFeeCents: number;
@@ -23,9 +55,19 @@ export interface Price {
   includedMiles: number | null;
   extraMileFeeCents: number;
   totalCents: number;
+  dayRates: DayRate[];
+}
+
+export interface PricingOptions {
+  /** IANA time zone that dates the rental days (the business's); default UTC. */
+  timeZone?: string;
+  /** The chosen delivery option's fee, added to the total. */
+  deliveryFeeCents?: number;
 }
 
 const DAY_MS = 86_400_000;
+export const DEFAULT_WEEKEND_DAYS = ['saturday', 'sunday'] as const;
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
 /** Whole days, rounded up, at least one. */
 export function rentalDays(startAt: Date, endAt: Date): number {
@@ -34,12 +76,59 @@ export function rentalDays(startAt: Date, endAt: Date): number {
 
 export class UnlimitedMilesNotOffered extends Error {}
 
-export function priceRental(vehicle: PricedVehicle, period: { startAt: Date; endAt: Date }, unlimitedMiles: boolean): Price {
+const calendars = new Map<string, Intl.DateTimeFormat>();
+function calendar(timeZone: string): Intl.DateTimeFormat {
+  let format = calendars.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', weekday: 'long' });
+    } catch {
+      return calendar('UTC'); // an unknown zone never fails a price
+    }
+    calendars.set(timeZone, format);
+  }
+  return format;
+}
+
+/** The calendar date (YYYY-MM-DD) and lower-case weekday of a moment in a time zone. */
+export function localDay(at: Date, timeZone = 'UTC'): { date: string; weekday: string } {
+  const parts = Object.fromEntries(calendar(timeZone).formatToParts(at).map((p) => [p.type, p.value]));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, weekday: String(parts.weekday).toLowerCase() };
+}
+
+/** The seasonal rates of a stored value, ignoring anything malformed. */
+export function seasonalRatesOf(stored: unknown): SeasonalRate[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.filter(
+    (r): r is SeasonalRate =>
+      typeof r === 'object' && r !== null && typeof r.start_date === 'string' && typeof r.end_date === 'string' && Number.isInteger(r.daily_rate_cents),
+  );
+}
+
+/** The rate of one date: seasonal > weekend > base. */
+export function rateOfDay(vehicle: PricedVehicle, day: { date: string; weekday: string }, seasons = seasonalRatesOf(vehicle.seasonalRates)): DayRate {
+  // ISO dates compare as strings.
+  const season = seasons.find((s) => s.start_date <= day.date && day.date <= s.end_date);
+  if (season) return { date: day.date, rule: 'seasonal', rate_cents: season.daily_rate_cents, ...(season.name ? { season: season.name } : {}) };
+  const weekendDays = vehicle.weekendDays ?? DEFAULT_WEEKEND_DAYS;
+  if (vehicle.weekendRateCents != null && weekendDays.includes(day.weekday)) return { date: day.date, rule: 'weekend', rate_cents: vehicle.weekendRateCents };
+  return { date: day.date, rule: 'base', rate_cents: vehicle.dailyRateCents };
+}
+
+/** The price of each rental day of the period, in order. */
+export function priceDays(vehicle: PricedVehicle, period: { startAt: Date; endAt: Date }, timeZone = 'UTC'): DayRate[] {
+  const seasons = seasonalRatesOf(vehicle.seasonalRates);
+  const days = rentalDays(period.startAt, period.endAt);
+  return Array.from({ length: days }, (_, n) => rateOfDay(vehicle, localDay(new Date(period.startAt.getTime() + n * DAY_MS), timeZone), seasons));
+}
+
+export function priceRental(vehicle: PricedVehicle, period: { startAt: Date; endAt: Date }, unlimitedMiles: boolean, options: PricingOptions = {}): Price {
   const days = rentalDays(period.startAt, period.endAt);
   if (unlimitedMiles && vehicle.unlimitedMilesDailyCents === null) throw new UnlimitedMilesNotOffered();
-  const rentalCents = vehicle.dailyRateCents * days;
+  const dayRates = priceDays(vehicle, period, options.timeZone);
+  const rentalCents = dayRates.reduce((sum, d) => sum + d.rate_cents, 0);
   const unlimitedMilesFeeCents = unlimitedMiles ? (vehicle.unlimitedMilesDailyCents ?? 0) * days : 0;
-  const deliveryFeeCents = 0;
+  const deliveryFeeCents = options.deliveryFeeCents ?? 0;
   return {
     days,
     currency: vehicle.currency,
@@ -51,5 +140,6 @@ export function priceRental(vehicle: PricedVehicle, period: { startAt: Date; end
     includedMiles: unlimitedMiles ? null : vehicle.includedMiles * days,
     extraMileFeeCents: vehicle.extraMileFeeCents,
     totalCents: rentalCents + unlimitedMilesFeeCents + deliveryFeeCents,
+    dayRates,
   };
 }

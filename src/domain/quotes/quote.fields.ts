@@ -13,6 +13,7 @@ export const QUOTE_FIELDS: PublicFields = {
   rentalCents: { kind: 'int' },
   unlimitedMilesFeeCents: { kind: 'int' },
   deliveryFeeCents: { kind: 'int' },
+  deliveryOption: { kind: 'string', nullable: true, description: 'The chosen delivery option (book with quote_id to keep it).' },
   depositCents: { kind: 'int', description: 'Held apart from the total; not part of total_cents.' },
   includedMiles: { kind: 'int', nullable: true, description: 'Total for the period; null with unlimited miles.' },
   extraMileFeeCents: { kind: 'int' },

@@ -4,7 +4,7 @@ import { bookingStep } from '../bookings/booking-lifecycle.ts';
 import { insertCharge } from '../charges/charge-outcomes.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import type { Db } from '../shared/context.ts';
-import { readSettings } from '../business/business-settings.ts';
+import { settingsOf } from '../business/business-settings.ts';
 import { MAX_AMOUNT_CENTS } from '../shared/validation.ts';
 import { computeMileage, type Mileage } from './mileage.ts';
 import { followReturn } from './return-record.ts';
@@ -17,8 +17,7 @@ import { followReturn } from './return-record.ts';
 async function lateReturnFee(tx: Db, booking: Booking, now: Date): Promise<{ hours: number; perHourCents: number; amountCents: number } | null> {
   const lateMs = now.getTime() - booking.endAt.getTime();
   if (lateMs <= 0) return null;
-  const business = await tx.business.findUnique({ where: { id: booking.businessId }, select: { settings: true } });
-  const rules = readSettings(business?.settings).return_rules;
+  const rules = (await settingsOf(tx, booking.businessId, booking.livemode)).return_rules;
   if (rules.late_fee_cents_per_hour === 0 || lateMs <= rules.grace_minutes * 60_000) return null;
   const hours = Math.ceil(lateMs / 3_600_000);
   // However late, one charge is at most the most any charge may be.

@@ -2,6 +2,7 @@ import { CommonErrors } from '../shared/common.errors.ts';
 import { z } from 'zod';
 import { insertBooking } from '../bookings/create-booking.ts';
 import { BookingErrors } from '../bookings/booking.errors.ts';
+import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { customerInput } from '../customers/customer-input.ts';
 import type { DomainContext } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -53,7 +54,7 @@ export const createTestBooking = defineOperation({
   description: 'Sandbox: creates a test booking (emits booking.created).',
   access: { permission: 'bookings:write', sandbox: true },
   args: z.object({ input: testBookingInput.nullish() }),
-  errors: [BookingErrors.vehicleUnavailable, CommonErrors.resourceMissing],
+  errors: [BookingErrors.vehicleUnavailable, VehicleErrors.archived, CommonErrors.resourceMissing],
   example: { input: { unlimitedMiles: true } },
   async run(ctx: DomainContext, args): Promise<BookingSimulation> {
     const input = args.input ?? {};

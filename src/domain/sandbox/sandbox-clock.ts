@@ -80,7 +80,7 @@ export const advanceTestClock = defineOperation({
     const offsetSeconds = await offsetOf(ctx);
     const now = new Date(real.getTime() + offsetSeconds * 1000);
     const expiredHolds = await expireHolds(ctx.db, now, {}, 1000);
-    const lateRentals = await markLateRentals(ctx.db, ctx.tenant.businessId, now, 1000);
+    const lateRentals = await markLateRentals(ctx.db, ctx.tenant, now, 1000);
     // Retries are scheduled in real time: bring each forward by the step (not before now).
     const waiting = await ctx.db.webhookMessage.findMany({ where: { state: 'pending', nextAttemptAt: { gt: real } }, select: { id: true, nextAttemptAt: true }, take: 1000 });
     let retriesDue = 0;

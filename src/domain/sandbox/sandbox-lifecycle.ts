@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordAgreementSigned } from '../agreements/agreement-signing.ts';
+import { recordAgreementSigned, SANDBOX_SIGNATURE } from '../agreements/agreement-signing.ts';
 import { bookingStep } from '../bookings/booking-lifecycle.ts';
 import { BookingErrors } from '../bookings/booking.errors.ts';
 import { secureDeposit } from '../deposits/deposit-hold.ts';
@@ -64,7 +64,7 @@ export const simulateAgreementSigned = bookingSimulationOperation({
   description: 'the rental agreement is signed.',
   permission: 'agreements:write',
   input: null,
-  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => recordAgreementSigned(tx, origin, b, ctx.now()))),
+  run: async (ctx, id) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => recordAgreementSigned(tx, origin, b, ctx.now(), SANDBOX_SIGNATURE))),
 });
 
 export const simulateDepositSecured = bookingSimulationOperation({

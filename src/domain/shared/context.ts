@@ -3,7 +3,10 @@ import type { PrivateTargetPolicy } from '../webhooks/url-policy.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import type { FileAccess } from '../files/file-links.ts';
+import type { DnsResolver } from '../domains/dns-resolver.ts';
 import type { MessageChannels } from '../messages/message-channels.ts';
+import type { SigningLinks } from '../agreements/agreement-links.ts';
+import type { IdentityProvider } from '../identity/identity-provider.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -16,6 +19,8 @@ export interface DomainConfig {
   /** How long a pending_payment booking holds its vehicle (the contract's "Booking"). */
   holdMinutes: number;
   quoteTtlMinutes: number;
+  /** Where custom domains' CNAME records point (CUSTOM_DOMAIN_TARGET). */
+  customDomainTarget: string;
   /** Whether webhook endpoints may target private, loopback and link-local addresses. */
   webhookPrivateUrls: PrivateTargetPolicy;
 }
@@ -31,12 +36,22 @@ export interface DomainContext {
   config: DomainConfig;
   /** The payment processor of the caller's environment (the sandbox simulator for test keys). */
   processor: PaymentProcessor;
+  /** DNS, for custom domains' verification. */
+  dns: DnsResolver;
   /** The channels that deliver the caller's environment's emails and SMS. */
   messaging: MessageChannels;
   /** Where files' bytes live, and the signed links to them. */
   files: FileAccess;
+  /** Signed links for a customer's signature of a rental agreement. */
+  signingLinks: SigningLinks;
+  /** The identity provider of the caller's environment (the sandbox for test keys). */
+  identity: IdentityProvider;
   /** The caller's clock: real time, plus the business's sandbox clock for test keys. */
   now(): Date;
   /** The sandbox clock moved: callers cached in this process must see it at once. */
   onClockChanged(): void;
+  /** A member's role changed or the member left: keys cached in this process must be read again. */
+  onAccessChanged(): void;
+  /** The origin clients reach the service at (`https://api.example.com`), for the links it hands out. */
+  publicUrl(): string;
 }

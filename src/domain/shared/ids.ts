@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   conversation: 'conv',
   message: 'msg',
   domain: 'dom',
+  website: 'web',
+  branding: 'brd',
   file: 'file',
   evidence: 'evd',
   tripPhoto: 'tph',

@@ -2,7 +2,7 @@ import { Response } from '@whatwg-node/server';
 import { fileLinkPath, type FileLinkAction, type FileLinkSigner } from '../../domain/files/file-links.ts';
 import { FileErrors } from '../../domain/files/file.errors.ts';
 import { presentFile } from '../../domain/files/file.fields.ts';
-import { readDownload, receiveUpload, type FileTransferDeps } from '../../domain/files/file-transfer.ts';
+import { linkOwner, readDownload, receiveUpload, type FileTransferDeps } from '../../domain/files/file-transfer.ts';
 import { MAX_FILE_BYTES } from '../../domain/files/file-type.ts';
 import { EdgeErrors } from '../edge.errors.ts';
 import { jsonResponse } from '../error-envelope.ts';
@@ -26,7 +26,9 @@ export function useFileTransfer(deps: FileTransferDeps & { signer: FileLinkSigne
         serverContext.headers.Allow = METHOD[action];
         throw EdgeErrors.methodNotAllowed(`${fileLinkPath(fileId, action)} takes ${METHOD[action]} only.`);
       }
-      const verdict = deps.signer.verify(fileId, action, url.searchParams, deps.now());
+      // No signature can be ours for a file that does not exist: that is as invalid as a forged one.
+      const owner = await linkOwner(deps, fileId);
+      const verdict = owner ? deps.signer.verify(owner, fileId, action, url.searchParams, owner.now) : 'invalid';
       if (verdict !== 'ok') throw FileErrors.linkInvalid(verdict);
       if (action === 'upload') {
         const bytes = await readBoundedBytes(request, MAX_FILE_BYTES);

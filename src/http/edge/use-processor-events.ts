@@ -1,4 +1,5 @@
 import { ProcessorErrors } from '../../domain/payments/payment.errors.ts';
+import { applyIdentityEvent } from '../../domain/identity/identity-events.ts';
 import { applyProcessorEvent } from '../../domain/payments/processor-events.ts';
 import type { PaymentProcessor } from '../../domain/payments/processor.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
@@ -12,7 +13,8 @@ import { refusing, type EdgePlugin } from './context.ts';
 export const STRIPE_EVENTS_PATH = '/v1/processor/stripe/webhook';
 
 /**
- * POST /v1/processor/stripe/webhook: the processor's events, without an API key (the
+ * POST /v1/processor/stripe/webhook: the processor's events (payments, and Stripe Identity's
+ * verdicts), without an API key (the
  * signature is the credential). A verified event is applied once (200 with what applying it
  * did, `duplicate` on a redelivery); a bad signature is 400 and applies nothing, so the
  * processor's own retries are the only ones that ever land.
@@ -33,7 +35,8 @@ export function useProcessorEvents(deps: {
       const body = await readBounded(request, deps.bodyLimitBytes);
       const event = deps.readStripeEvent(body, request.headers.get('stripe-signature'));
       const processorOf = (livemode: boolean) => (livemode ? deps.processors.live : deps.processors.test);
-      const result = await applyProcessorEvent({ prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId, processorOf }, event);
+      const applying = { prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId };
+      const result = 'kind' in event ? await applyIdentityEvent(applying, event) : await applyProcessorEvent({ ...applying, processorOf }, event);
       return jsonResponse(200, { object: 'processor_event', id: event.id, type: event.type, outcome: result.outcome, booking_id: result.bookingId });
     });
   return {

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { Prisma } from '../../generated/prisma/client.ts';
+import { CommonErrors } from '../shared/common.errors.ts';
+import type { DomainContext } from '../shared/context.ts';
+import { timestamp } from '../shared/validation.ts';
+
+/*
+ * What every report shares: a period cut into buckets (day, week from Monday, month, in UTC),
+ * figures declared once (REST JSON, CSV and the GraphQL types are all made from the
+ * declaration), and rows read by one SQL statement through the tenant's scoped read.
+ */
+
+export const GROUPINGS = ['day', 'week', 'month'] as const;
+export type Grouping = (typeof GROUPINGS)[number];
+export const MAX_REPORT_DAYS = 400;
+
+export const reportArgs = z.object({
+  from: timestamp('Start of the period (inclusive), ISO 8601 with a UTC offset.'),
+  to: timestamp(`End of the period (exclusive), after \`from\` and at most ${MAX_REPORT_DAYS} days from it.`),
+  groupBy: z
+    .enum(GROUPINGS)
+    .meta({ id: 'ReportGrouping', description: 'Bucket size: day, week (Monday to Monday) or month, cut at midnight of the report\'s time zone.' })
+    .nullish()
+    .meta({ description: 'Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight of `timezone`.' }),
+  timezone: z
+    .string()
+    .min(1)
+    .max(64)
+    .nullish()
+    .meta({ description: 'The IANA time zone whose midnights cut the buckets (Europe/Berlin); UTC by default. A day of a daylight-saving change has 23 or 25 hours.' }),
+});
+export type ReportArgs = z.output<typeof reportArgs>;
+
+export const reportExample = { from: '2026-03-01T00:00:00Z', to: '2026-04-01T00:00:00Z', groupBy: 'week' } as const;
+
+/**
+ * How a figure is counted and shown: `cents` and `count` are integers; `hours` (two
+ * decimals), `days` (two decimals, an average) and `ratio` (four decimals) are derived from
+ * integer parts, and are null when their denominator is zero.
+ */
+export type FigureKind = 'cents' | 'count' | 'hours' | 'days' | 'ratio';
+export interface Figure {
+  /** REST and CSV name (snake_case); GraphQL's is its camelCase. */
+  name: string;
+  kind: FigureKind;
+  description: string;
+}
+
+export type Figures = Record<string, number | null>;
+
+export interface ReportRow {
+  periodStart: Date;
+  periodEnd: Date;
+  figures: Figures;
+}
+
+export interface Report {
+  type: 'revenue' | 'bookings' | 'utilization' | 'disputes';
+  from: Date;
+  to: Date;
+  groupBy: Grouping;
+  timezone: string;
+  currency: string;
+  rows: ReportRow[];
+  totals: Figures;
+}
+
+/** A validated period and grouping. */
+export interface ReportPeriod {
+  from: Date;
+  to: Date;
+  groupBy: Grouping;
+  timezone: string;
+}
+
+/** Zones the database knows, learnt once per process (its list and the runtime's may differ). */
+const knownZones = new Set<string>(['UTC']);
+
+export async function reportPeriod(ctx: DomainContext, args: ReportArgs): Promise<ReportPeriod> {
+  const groupBy = args.groupBy ?? 'day';
+  const timezone = args.timezone ?? 'UTC';
+  if (!knownZones.has(timezone)) {
+    const [{ known }] = await ctx.db.$readScoped<{ known: boolean }>(Prisma.sql`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timezone}) AS known`);
+    if (!known) throw CommonErrors.parameterInvalid('timezone', `Invalid timezone: '${timezone}' is not an IANA time zone name (e.g. Europe/Berlin).`);
+    knownZones.add(timezone);
+  }
+  if (args.to.getTime() <= args.from.getTime()) throw CommonErrors.parameterInvalid('to', 'Invalid to: the period must end after `from`.');
+  if (args.to.getTime() - args.from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
+    throw CommonErrors.parameterInvalid('to', `Invalid to: a report covers at most ${MAX_REPORT_DAYS} days.`);
+  }
+  return { from: args.from, to: args.to, groupBy, timezone };
+}
+
+/**
+ * The period's buckets as a subquery `(period_start, period_end)`, one row each, in order:
+ * whole days, weeks (date_trunc's weeks start on Monday) or months of the period's time zone,
+ * the first and last clipped to the period, so the rows partition it exactly. Worked out on
+ * the zone's wall-clock times (timestamps without a zone), so the session's TimeZone setting
+ * cannot move a boundary and a daylight-saving day has its 23 or 25 hours.
+ */
+export function bucketsSql(period: ReportPeriod): Prisma.Sql {
+  const step = `1 ${period.groupBy}`;
+  return Prisma.sql`(
+    SELECT GREATEST(s AT TIME ZONE ${period.timezone}, ${period.from}::timestamptz) AS period_start,
+           LEAST((s + ${step}::interval) AT TIME ZONE ${period.timezone}, ${period.to}::timestamptz) AS period_end
+    FROM generate_series(
+      date_trunc(${period.groupBy}, ${period.from}::timestamptz AT TIME ZONE ${period.timezone}),
+      ${period.to}::timestamptz AT TIME ZONE ${period.timezone} - interval '1 microsecond',
+      ${step}::interval
+    ) AS s
+  )`;
+}
+
+/** The business's currency: money figures count movements in it. */
+export async function reportCurrency(ctx: DomainContext): Promise<string> {
+  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { currency: true } });
+  return business?.currency ?? 'usd';
+}
+
+/** Numbers as SQL hands them back (bigint sums, numeric epochs) → JS numbers. */
+export const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+
+export const rounded = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+export const ratio = (part: number, whole: number, places: number) => (whole === 0 ? null : rounded(part / whole, places));
+
+/** Sum the integer parts of every row: the buckets partition the period, so these are the period's own. */
+export function sumParts<P extends Record<string, number>>(rows: P[], keys: readonly (keyof P)[]): P {
+  const total = Object.fromEntries(keys.map((k) => [k, 0])) as Record<keyof P, number>;
+  for (const row of rows) for (const k of keys) total[k] += row[k];
+  return total as P;
+}

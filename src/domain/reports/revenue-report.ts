@@ -1,0 +1,66 @@
+import { Prisma } from '../../generated/prisma/client.ts';
+import { ChargeType } from '../../generated/prisma/enums.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { bucketsSql, num, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+
+const CHARGE_TYPES = Object.values(ChargeType);
+
+/** The revenue report's figures, in order (REST, CSV and GraphQL are made from this). */
+export const REVENUE_FIGURES: Figure[] = [
+  { name: 'gross_cents', kind: 'cents', description: 'Money collected from customers: payments + charges + deposit_captures.' },
+  { name: 'refunds_cents', kind: 'cents', description: 'Money returned to customers (refunds of payments, and of collected charges whose dispute was approved).' },
+  { name: 'net_cents', kind: 'cents', description: 'gross_cents − refunds_cents.' },
+  { name: 'payments_cents', kind: 'cents', description: "Bookings' payments collected." },
+  { name: 'charges_cents', kind: 'cents', description: 'Post-trip charges collected by card.' },
+  { name: 'deposit_captures_cents', kind: 'cents', description: 'Deposit captures (for a charge or not).' },
+  ...CHARGE_TYPES.map((type) => ({ name: `charges_${type}_cents`, kind: 'cents' as const, description: `Post-trip ${type} charges collected, by card or from the deposit.` })),
+];
+
+type Parts = Record<string, number>;
+const PARTS = ['payments_cents', 'refunds_cents', 'charges_cents', 'deposit_captures_cents', ...CHARGE_TYPES.map((t) => `charges_${t}_cents`)];
+
+function figures(p: Parts) {
+  const gross = p.payments_cents + p.charges_cents + p.deposit_captures_cents;
+  return { gross_cents: gross, refunds_cents: p.refunds_cents, net_cents: gross - p.refunds_cents, payments_cents: p.payments_cents, charges_cents: p.charges_cents, deposit_captures_cents: p.deposit_captures_cents, ...Object.fromEntries(CHARGE_TYPES.map((t) => [`charges_${t}_cents`, p[`charges_${t}_cents`]])) };
+}
+
+export const revenueReport = defineOperation({
+  name: 'revenueReport',
+  summary: 'Revenue by period',
+  description:
+    "Money moved, by when it moved: the business's succeeded transactions in its currency, summed per bucket (gross, refunds, net, payments, charges collected by card and by type, deposit captures). The transactions are the record that reconciles. `format=csv` or `Accept: text/csv` answers CSV.",
+  access: { permission: 'reports:read' },
+  args: reportArgs,
+  errors: [],
+  example: reportExample,
+  async run(ctx, args): Promise<Report> {
+    const period = await reportPeriod(ctx, args);
+    const currency = await reportCurrency(ctx);
+    const byType = CHARGE_TYPES.map(
+      (type) => Prisma.sql`COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" IN ('charge', 'deposit_capture') AND c."type"::text = ${type}), 0)::bigint AS ${Prisma.raw(`charges_${type}_cents`)}`,
+    );
+    const rows = await ctx.db.$readScoped<Record<string, unknown> & { period_start: Date; period_end: Date }>(Prisma.sql`
+      SELECT b.period_start, b.period_end,
+        COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'payment'), 0)::bigint AS payments_cents,
+        COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'refund'), 0)::bigint AS refunds_cents,
+        COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'charge'), 0)::bigint AS charges_cents,
+        COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'deposit_capture'), 0)::bigint AS deposit_captures_cents,
+        ${Prisma.join(byType, ', ')}
+      FROM ${bucketsSql(period)} AS b
+      LEFT JOIN "Transaction" t
+        ON t."createdAt" >= b.period_start AND t."createdAt" < b.period_end
+       AND t."status" = 'succeeded' AND t."currency" = ${currency}
+       AND t."type" IN ('payment', 'refund', 'charge', 'deposit_capture')
+      LEFT JOIN "Charge" c ON c."id" = t."chargeId"
+      GROUP BY b.period_start, b.period_end
+      ORDER BY b.period_start`);
+    const parts = rows.map((r) => Object.fromEntries(PARTS.map((k) => [k, num(r[k])])) as Parts);
+    return {
+      type: 'revenue',
+      ...period,
+      currency,
+      rows: rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: figures(parts[i]) })),
+      totals: figures(sumParts(parts, PARTS)),
+    };
+  },
+});
