@@ -1,12 +1,12 @@
 import {
   coerceInputValue, getNamedType, GraphQLError, isObjectType, parse, type DocumentNode, type GraphQLField, type GraphQLObjectType, type GraphQLSchema,
 } from 'graphql';
-import type { YogaServerInstance } from 'graphql-yoga';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLContext } from '../src/builder.ts';
 import { CommonErrors } from '../src/domain/shared/common.errors.ts';
 import { DomainError } from '../src/domain/shared/errors.ts';
 import type { Operation } from '../src/domain/shared/operation.ts';
-import type { MatchedRoute, ServerContext } from '../src/http/edge/context.ts';
+import type { JsonAnswer, MatchedRoute, RestTarget, ServerContext } from '../src/http/edge/context.ts';
 import type { RouteLookup } from '../src/http/edge/use-routing.ts';
 import { EdgeErrors } from '../src/http/edge.errors.ts';
 import { asDomainError, classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
@@ -23,6 +23,16 @@ export interface CompiledRoute {
   field: GraphQLField<unknown, unknown> | null;
   document: DocumentNode | null;
   list: boolean;
+  schema: GraphQLSchema;
+  /** The document as graphql-jit's function, compiled at the route's first request. */
+  query?: CompiledQuery['query'];
+}
+
+function compiledQuery(c: CompiledRoute): CompiledQuery['query'] {
+  if (c.query) return c.query;
+  const compiled = compileQuery(c.schema, c.document!, undefined, {});
+  if (!isCompiledQuery(compiled)) throw new Error(`route ${c.route.method} ${c.route.path}: its document does not compile (${compiled.errors?.map((e) => e.message).join('; ')})`);
+  return (c.query = compiled.query);
 }
 
 export function connectionNodeType(connection: GraphQLObjectType): GraphQLObjectType {
@@ -54,8 +64,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
   return routes.map((route) => {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const pattern = new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`);
-    if (isHandlerRoute(route)) return { route, pattern, pathParams, operation: route.operation, field: null, document: null, list: false };
-    return { route, pattern, pathParams, ...compileJsonRoute(schema, route) };
+    if (isHandlerRoute(route)) return { route, pattern, pathParams, operation: route.operation, field: null, document: null, list: false, schema };
+    return { route, pattern, pathParams, schema, ...compileJsonRoute(schema, route) };
   });
 }
 
@@ -132,19 +142,21 @@ function jsonBody(text: string): unknown {
   return body;
 }
 
-type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
+/** The operation context of a request the edge admitted (its principal known). */
+export type ContextOf = (edge: ServerContext, request: { readonly url: string }) => GraphQLContext;
 
 /**
- * Run one request of a JSON route through the GraphQL pipeline of `yoga` (the same context,
- * plugins and error masking as /graphql) and shape the answer as the REST contract says.
- * The domain error of a refusal travels intact.
+ * Run one request of a JSON route: its field, through the route's document compiled once by
+ * graphql-jit to a plain function, in the same operation context as /graphql; then shape the
+ * answer as the REST contract says (status and JSON body). The edge admitted the request
+ * before (key, environment, rate limit, access), and the adapter checked its input (names,
+ * safety, coercion), so no GraphQL plugin has more to do. The domain error of a refusal
+ * travels intact; anything else is internal_error, logged once.
  */
-async function serveJson(yoga: Yoga, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, request: Request, url: URL, bodyText: string, edge: ServerContext): Promise<Response> {
-  const variableValues = variablesFor(c, params, url.searchParams, c.route.method === 'GET' ? {} : jsonBody(bodyText));
-  const { execute, contextFactory, schema } = yoga.getEnveloped({ request, ...edge } as never);
-  const contextValue = await contextFactory();
-  const result = await execute({ schema, document: c.document!, variableValues, contextValue });
-  if (!('data' in result) && !('errors' in result)) throw new Error('unexpected streamed result');
+async function answerJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, target: RestTarget, bodyText: string, edge: ServerContext): Promise<JsonAnswer> {
+  const variableValues = variablesFor(c, params, target.searchParams, c.route.method === 'GET' ? {} : jsonBody(bodyText));
+  const query = compiledQuery(c);
+  const result = await query(undefined, contextOf(edge, target.request), variableValues);
   if (result.errors?.length) {
     const first = result.errors[0];
     if (first.originalError instanceof DomainError) throw first.originalError;
@@ -155,26 +167,32 @@ async function serveJson(yoga: Yoga, c: CompiledRoute & { route: JsonRoute }, pa
   const returned = getNamedType(c.field!.type) as GraphQLObjectType;
   if (c.list) {
     const connection = data as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean } };
-    return jsonResponse(200, {
-      object: 'list',
-      data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
-      has_more: url.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
-      url: url.pathname,
-    }, edge.headers);
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
+        has_more: target.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
+        url: target.pathname,
+      },
+    };
   }
-  // The edge's headers go in now: an answer left unchanged after it is made is written in one go.
-  return jsonResponse(c.route.status ?? 200, isObjectType(returned) ? toRest(data, c.field!.type) : data, edge.headers);
+  return { status: c.route.status ?? 200, body: isObjectType(returned) ? toRest(data, c.field!.type) : data };
 }
 
-async function serveHandler(yoga: Yoga, route: HandlerRoute, params: Record<string, string>, request: Request, body: string, edge: ServerContext): Promise<Response> {
+async function serveJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, request: Request, url: URL, bodyText: string, edge: ServerContext): Promise<Response> {
+  const { status, body } = await answerJson(contextOf, c, params, { request, pathname: url.pathname, searchParams: url.searchParams }, bodyText, edge);
+  // The edge's headers go in now: an answer left unchanged after it is made is written in one go.
+  return jsonResponse(status, body, edge.headers);
+}
+
+async function serveHandler(contextOf: ContextOf, route: HandlerRoute, params: Record<string, string>, request: Request, body: string, edge: ServerContext): Promise<Response> {
   const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, pathParam(k, v)]));
-  const { contextFactory } = yoga.getEnveloped({ request, ...edge } as never);
-  const context = (await contextFactory()) as unknown as GraphQLContext;
-  return route.handler({ domain: context.domain, request, params: decoded, body });
+  return route.handler({ domain: contextOf(edge, request).domain, request, params: decoded, body });
 }
 
 /** The route table as the routing plugin's lookup (matching only: no input is read yet). */
-export function routeLookup(compiled: CompiledRoute[], yoga: () => Yoga): RouteLookup {
+export function routeLookup(compiled: CompiledRoute[], contextOf: ContextOf): RouteLookup {
   return (method, pathname) => {
     const allowed: string[] = [];
     for (const c of compiled) {
@@ -191,7 +209,8 @@ export function routeLookup(compiled: CompiledRoute[], yoga: () => Yoga): RouteL
         params,
         operation: c.operation,
         serve: (request, url, body, edge) =>
-          isHandlerRoute(c.route) ? serveHandler(yoga(), c.route, params, request, body, edge) : serveJson(yoga(), c as CompiledRoute & { route: JsonRoute }, params, request, url, body, edge),
+          isHandlerRoute(c.route) ? serveHandler(contextOf, c.route, params, request, body, edge) : serveJson(contextOf, c as CompiledRoute & { route: JsonRoute }, params, request, url, body, edge),
+        answer: isHandlerRoute(c.route) ? null : (target, body, edge) => answerJson(contextOf, c as CompiledRoute & { route: JsonRoute }, params, target, body, edge),
       };
       return { kind: 'found', route };
     }

@@ -131,7 +131,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     redis: () => ({ status: config.redisUrl ? redisStatus(config.redisUrl) : 'not_configured' }),
   };
 
-  const { yoga } = createGraphQLServer({
+  const { yoga, nodeRest } = createGraphQLServer({
     prisma,
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
@@ -174,12 +174,17 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     });
   }
 
-  /** Node's requests go straight into yoga's adapter (one conversion), in their request scope. */
+  // requestListener takes the server context after req and res (its typing omits it).
+  const pipeline = yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, context: ServerContext) => Promise<void>;
+  /**
+   * Node's requests, in their request scope: GET requests of JSON routes straight from Node's
+   * request (the same edge steps, src/http/node-rest.ts), the rest into yoga's adapter.
+   */
   function listener(req: IncomingMessage, res: ServerResponse) {
     const { edge, scope } = frame();
-    // requestListener takes the server context after req and res (its typing omits it).
-    const serve = yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, context: ServerContext) => Promise<void>;
-    requestScope.run(scope, () => void serve(req, res, edge));
+    requestScope.run(scope, () => {
+      if (!nodeRest(req, res, edge)) void pipeline(req, res, edge);
+    });
   }
 
   const maintenance = startMaintenance({ prisma, tenantDb, now, messaging, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0 });

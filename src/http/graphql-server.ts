@@ -1,10 +1,10 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga, isAsyncIterable, type YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
 import type { GraphQLContext } from '../builder.ts';
 import type { DomainConfig } from '../domain/shared/context.ts';
+import type { Principal } from '../domain/access/permissions.ts';
 import type { PaymentProcessor } from '../domain/payments/processor.ts';
 import type { IdentityProvider } from '../domain/identity/identity-provider.ts';
 import { DomainError } from '../domain/shared/errors.ts';
@@ -18,9 +18,10 @@ import type { EdgePlugin, ServerContext } from './edge/context.ts';
 import { useArmor } from './edge/use-armor.ts';
 import { useAudit } from './edge/use-audit.ts';
 import { useBody } from './edge/use-body.ts';
-import { useHealth, type HealthChecks } from './edge/use-health.ts';
-import { useProcessorEvents } from './edge/use-processor-events.ts';
-import { useFileTransfer } from './edge/use-file-transfer.ts';
+import { answersHealth, useHealth, type HealthChecks } from './edge/use-health.ts';
+import { STRIPE_EVENTS_PATH, useProcessorEvents } from './edge/use-processor-events.ts';
+import { isFileLink, useFileTransfer } from './edge/use-file-transfer.ts';
+import { nodeRestPath } from './node-rest.ts';
 import { useInvitationAcceptance } from './edge/use-invitation-acceptance.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
@@ -33,8 +34,8 @@ import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { useApiReference } from './edge/use-api-reference.ts';
-import { useOpenApiDocument } from './edge/use-openapi.ts';
+import { answersApiReference, useApiReference } from './edge/use-api-reference.ts';
+import { answersOpenApi, useOpenApiDocument } from './edge/use-openapi.ts';
 import { useOperationAccess } from './edge/use-operation-access.ts';
 import { usePrincipal } from './edge/use-principal.ts';
 import { useRateLimit } from './edge/use-rate-limit.ts';
@@ -89,33 +90,40 @@ export interface EdgeDeps {
 }
 
 export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
+export type NodeRestPath = ReturnType<typeof nodeRestPath>;
 
 /** The scheme, host and port the caller reached (links the API hands out point back there). */
-const originOf = (request: Request | undefined) => (request ? new URL(request.url).origin : '');
+const originOf = (request: { readonly url: string } | undefined) => (request ? new URL(request.url).origin : '');
 
-/** The domain context of an operation: the caller's tenant-scoped database, who calls, the clock. */
+/**
+ * The context every operation runs in, over GraphQL and REST alike: the caller's
+ * tenant-scoped database, who calls, the clock, the processor, file links.
+ */
+export function operationContext(deps: EdgeDeps, edge: ServerContext, principal: Principal, request: { readonly url: string } | undefined): GraphQLContext {
+  const tenant = { businessId: principal.businessId, livemode: principal.livemode };
+  return {
+    domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
+      processor: principal.livemode ? deps.processors.live : deps.processors.test,
+      messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
+      dns: deps.dns,
+      now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
+      onClockChanged: forgetCachedPrincipals,
+      onAccessChanged: forgetCachedPrincipals,
+      publicUrl: () => deps.files.publicUrl ?? originOf(request),
+      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(request), tenant),
+      signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(request)),
+      identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
+    pubsub: deps.pubsub,
+  };
+}
+
+/** The domain context of a GraphQL operation. */
 function useDomainContext(deps: EdgeDeps): EdgePlugin {
   return {
     onContextBuilding({ context, extendContext }) {
       const edge = context as unknown as ServerContext;
-      const principal = edge.principal;
-      if (!principal) return; // the GraphiQL page: no operation runs without a key
-      const tenant = { businessId: principal.businessId, livemode: principal.livemode };
-      const graphql: GraphQLContext = {
-        domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
-          processor: principal.livemode ? deps.processors.live : deps.processors.test,
-          messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
-          dns: deps.dns,
-          now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
-          onClockChanged: forgetCachedPrincipals,
-          onAccessChanged: forgetCachedPrincipals,
-          publicUrl: () => deps.files.publicUrl ?? originOf(context.request),
-          files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(context.request), tenant),
-          signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(context.request)),
-          identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
-        pubsub: deps.pubsub,
-      };
-      extendContext(graphql as never);
+      if (!edge.principal) return; // the GraphiQL page: no operation runs without a key
+      extendContext(operationContext(deps, edge, edge.principal, context.request) as never);
     },
   };
 }
@@ -167,12 +175,13 @@ export function maskError(error: unknown, requestId: string): Error {
  * WebSocket all pass through these plugins, in this order, so authentication, the key's
  * environment, rate limits, access, idempotency and audit are written once.
  */
-export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () => string } {
+export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () => string; nodeRest: NodeRestPath } {
   const compiled = compileRoutes(schema, deps.routes ?? defaultRoutes);
+  const lookup = routeLookup(compiled, (edge, request) => operationContext(deps, edge, edge.principal!, request));
+  const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment };
+  const rateLimit = { limiter: deps.limiter, limits: deps.limits };
   let openapi: string | null = null;
   const document = () => (openapi ??= JSON.stringify(openApiDocument(compiled)));
-  // The REST routes run through the yoga built below (late-bound: the plugins are built first).
-  let yoga: Yoga;
   const plugins: EdgePlugin[] = [
     useRequestFrame(),
     useHealth(deps.health),
@@ -182,10 +191,10 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
     useApiReference(),
-    useRouting(routeLookup(compiled, () => yoga), GRAPHQL_PATH),
+    useRouting(lookup, GRAPHQL_PATH),
     useBody(deps.bodyLimitBytes),
-    usePrincipal({ prisma: deps.prisma, hostEnvironment: deps.hostEnvironment }),
-    useRateLimit({ limiter: deps.limiter, limits: deps.limits }),
+    usePrincipal(principal),
+    useRateLimit(rateLimit),
     useOperationAccess(),
     useIdempotency(deps.tenantDb),
     useAudit(deps.tenantDb),
@@ -194,12 +203,8 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useSafeInput(),
     ...useArmor(),
     useContractErrorExtensions(),
-    // The REST routes' documents are a fixed set, compiled once to plain functions; arbitrary
-    // /graphql documents keep the standard executor (compiling each new one costs more than
-    // it saves, and a caller could send endless new ones).
-    useGraphQlJit({}, { enableIf: (args) => (args.contextValue as { kind?: string }).kind === 'rest' }) as EdgePlugin,
   ];
-  yoga = createYoga<ServerContext, GraphQLContext>({
+  const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
@@ -220,5 +225,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     plugins: plugins as never,
     maskedErrors: { maskError: (error) => maskError(error, currentRequestId()) },
   });
-  return { yoga, openapi: document };
+  // GET requests of JSON routes skip the Fetch-API adaptation, through the same steps (src/http/node-rest.ts).
+  const nodeRest = nodeRestPath({ lookup, answeredBeforeRouting: (method, pathname) => answersHealth(method, pathname) || isFileLink(pathname) || pathname === STRIPE_EVENTS_PATH || answersOpenApi(method, pathname) || answersApiReference(method, pathname), principal, rateLimit });
+  return { yoga, openapi: document, nodeRest };
 }

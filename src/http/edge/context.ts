@@ -17,6 +17,20 @@ export interface MatchedRoute {
   operation: Operation | null;
   /** Run a request of this route once the edge admitted it. */
   serve(request: Request, url: URL, body: string, context: ServerContext): Promise<Response>;
+  /** JSON routes: the same run, answered as a status and a JSON body (null: the route answers itself). */
+  answer: ((target: RestTarget, body: string, context: ServerContext) => Promise<JsonAnswer>) | null;
+}
+
+/** What a JSON route reads of its request besides the body: path, query, and the URL it was reached at (for links it hands out). */
+export interface RestTarget {
+  pathname: string;
+  searchParams: URLSearchParams;
+  request: { readonly url: string };
+}
+
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
 }
 
 /**

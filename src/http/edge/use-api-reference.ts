@@ -45,6 +45,8 @@ const INIT = `window.ui = SwaggerUIBundle({
  * GET /docs: the API reference, rendered in the browser from GET /v1/openapi.json by Swagger
  * UI, every file of it served from here. No key is needed to read it; "Try it out" takes one.
  */
+export const answersApiReference = (method: string, pathname: string) => method === 'GET' && (pathname === '/docs' || pathname.startsWith('/docs/'));
+
 export function useApiReference(): EdgePlugin {
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
   const asset = (name: string) => {
@@ -55,7 +57,7 @@ export function useApiReference(): EdgePlugin {
   const headers = (type: string) => ({ 'content-type': type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
   return {
     onRequest({ url, request, endResponse }) {
-      if (request.method !== 'GET' || (url.pathname !== '/docs' && !url.pathname.startsWith('/docs/'))) return;
+      if (!answersApiReference(request.method, url.pathname)) return;
       if (url.pathname === '/docs' || url.pathname === '/docs/') return endResponse(new Response(PAGE, { headers: headers('text/html; charset=utf-8') }));
       if (url.pathname === '/docs/reference.js') return endResponse(new Response(INIT, { headers: headers('text/javascript; charset=utf-8') }));
       const name = url.pathname.slice('/docs/'.length);

@@ -10,6 +10,7 @@ import { readBoundedBytes } from './use-body.ts';
 import { refusing, type EdgePlugin } from './context.ts';
 
 const LINK = /^\/v1\/files\/(file_[0-9a-z]{1,60})\/(upload|download)$/;
+export const isFileLink = (pathname: string) => pathname.startsWith('/v1/files/') && LINK.test(pathname);
 const METHOD: Record<FileLinkAction, string> = { upload: 'PUT', download: 'GET' };
 
 /**
@@ -46,6 +47,6 @@ export function useFileTransfer(deps: FileTransferDeps & { signer: FileLinkSigne
     });
   return {
     // Every other request passes at once, without a promise.
-    onRequest: (payload) => (payload.url.pathname.startsWith('/v1/files/') && LINK.test(payload.url.pathname) ? serve(payload) : undefined),
+    onRequest: (payload) => (isFileLink(payload.url.pathname) ? serve(payload) : undefined),
   };
 }

@@ -12,6 +12,9 @@ export interface HealthChecks {
   redis(): { status: CheckStatus };
 }
 
+const HEALTH_PATHS = new Set(['/health', '/health/live', '/health/ready']);
+export const answersHealth = (method: string, pathname: string) => method === 'GET' && HEALTH_PATHS.has(pathname);
+
 /**
  * Health without a key: GET /health/live (the process answers) and GET /health/ready (the
  * database answers, the migrations are applied; Redis is reported, and its absence only
@@ -20,7 +23,7 @@ export interface HealthChecks {
 export function useHealth(checks: HealthChecks): EdgePlugin {
   return {
     onRequest({ url, request, endResponse }) {
-      if (request.method !== 'GET' || !url.pathname.startsWith('/health')) return;
+      if (!answersHealth(request.method, url.pathname)) return;
       if (url.pathname === '/health' || url.pathname === '/health/live') return endResponse(jsonResponse(200, { object: 'health', status: 'ok' }));
       if (url.pathname === '/health/ready') return ready(checks).then(endResponse);
     },

@@ -18,6 +18,11 @@ function rootOperations(schema: GraphQLSchema, operation: OperationDefinitionNod
   });
 }
 
+/** A REST request's key may call its route's operation (before any input is read). */
+export function checkRouteAccess(edge: ServerContext): void {
+  if (edge.kind === 'rest' && edge.principal && edge.route?.operation) assertAccess(edge.principal, edge.route.operation.access);
+}
+
 /**
  * Who may call an operation is checked before its input is read, so a refused key gets its
  * 401/403, never a 422 about a body it was not allowed to send. The rule is the operation's
@@ -40,9 +45,7 @@ export function useOperationAccess(): EdgePlugin {
     }
   };
   return {
-    onRequest: refusing(({ serverContext }) => {
-      if (serverContext.kind === 'rest' && serverContext.route?.operation) check(serverContext.principal, [serverContext.route.operation]);
-    }),
+    onRequest: refusing(({ serverContext }) => checkRouteAccess(serverContext)),
     onExecute: graphql as never,
     onSubscribe: graphql as never,
   };

@@ -17,6 +17,13 @@ export function admit(deps: PrincipalDeps, authorization: string | null | undefi
   });
 }
 
+/** The caller of an HTTP request, from its Authorization header and the host it reached. */
+export function admitRequest(deps: PrincipalDeps, authorization: string | null | undefined, hostname: string, edge: ServerContext): void | Promise<void> {
+  return whenReady(admit(deps, authorization, deps.hostEnvironment(hostname)), (principal) => {
+    edge.principal = principal;
+  });
+}
+
 /**
  * Authentication and the key's environment, once for every transport: the Authorization
  * header of an HTTP request (REST and GraphQL), or the credential a WebSocket connection
@@ -26,9 +33,7 @@ export function usePrincipal(deps: PrincipalDeps): EdgePlugin {
   return {
     onRequest: refusing(({ request, url, serverContext }) => {
       if (serverContext.kind === 'graphiql') return; // the page itself; its operations need a key
-      return whenReady(admit(deps, request.headers.get('authorization'), deps.hostEnvironment(url.hostname)), (principal) => {
-        serverContext.principal = principal;
-      });
+      return admitRequest(deps, request.headers.get('authorization'), url.hostname, serverContext);
     }),
     async onContextBuilding({ context, extendContext }) {
       const edge = context as unknown as ServerContext;

@@ -8,7 +8,7 @@ export interface RateLimitDeps {
 }
 
 /** Count one request (or WebSocket operation) of the caller's key; over the limit: 429 with Retry-After. */
-function count(deps: RateLimitDeps, edge: ServerContext): void | Promise<void> {
+export function countRequest(deps: RateLimitDeps, edge: ServerContext): void | Promise<void> {
   const principal = edge.principal!;
   return whenReady(deps.limiter.hit(principal.keyId, principal.livemode ? deps.limits.live : deps.limits.test), (decision) => decide(edge, decision));
 }
@@ -26,11 +26,11 @@ function decide(edge: ServerContext, decision: RateDecision): void {
 export function useRateLimit(deps: RateLimitDeps): EdgePlugin {
   return {
     onRequest: refusing(({ serverContext }) => {
-      if (serverContext.principal) return count(deps, serverContext);
+      if (serverContext.principal) return countRequest(deps, serverContext);
     }),
     async onContextBuilding({ context }) {
       const edge = context as unknown as ServerContext;
-      if (edge.connection && !edge.rate) await count(deps, edge);
+      if (edge.connection && !edge.rate) await countRequest(deps, edge);
     },
   };
 }

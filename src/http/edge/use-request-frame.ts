@@ -20,8 +20,13 @@ export function useRequestFrame(): EdgePlugin {
           setResponse(copy);
         }
       }
-      if (edge.finally.length === 0) return;
-      return Promise.all(edge.finally.map((release) => release())).then(() => undefined);
+      return releaseHeld(edge);
     },
   };
+}
+
+/** Run what the request's steps hold released (an idempotency claim's renewal), once it is answered. */
+export function releaseHeld(edge: ServerContext): Promise<void> | void {
+  if (edge.finally.length === 0) return;
+  return Promise.all(edge.finally.map((release) => release())).then(() => undefined);
 }

@@ -1,5 +1,5 @@
 import { EdgeErrors } from '../edge.errors.ts';
-import { refusing, type EdgePlugin, type MatchedRoute } from './context.ts';
+import { refusing, type EdgePlugin, type MatchedRoute, type ServerContext } from './context.ts';
 
 export type RouteLookup = (method: string, pathname: string) => { kind: 'found'; route: MatchedRoute } | { kind: 'method_not_allowed'; allowed: string[] } | { kind: 'not_found' };
 
@@ -23,12 +23,17 @@ export function useRouting(lookup: RouteLookup, graphqlPath: string): EdgePlugin
         serverContext.headers.Allow = match.allowed.join(', ');
         throw EdgeErrors.methodNotAllowed(`${method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}.`);
       }
-      serverContext.kind = 'rest';
-      serverContext.route = match.route;
-      if (method !== 'GET' && method !== 'HEAD') {
-        serverContext.audit.write = true;
-        serverContext.audit.operation = match.route.operation?.name ?? `${method} ${match.route.path}`;
-      }
+      enterRoute(match.route, method, serverContext);
     }),
   };
+}
+
+/** A request bound for a REST route: the route it runs, and its audit (a write is any method but GET and HEAD). */
+export function enterRoute(route: MatchedRoute, method: string, edge: ServerContext): void {
+  edge.kind = 'rest';
+  edge.route = route;
+  if (method !== 'GET' && method !== 'HEAD') {
+    edge.audit.write = true;
+    edge.audit.operation = route.operation?.name ?? `${method} ${route.path}`;
+  }
 }
