@@ -24,6 +24,9 @@ function present(v: Record<string, any>) {
     included_miles: v.includedMiles,
     extra_mile_fee_cents: v.extraMileFeeCents,
     unlimited_miles_daily_cents: v.unlimitedMilesDailyCents,
+    weekend_rate_cents: v.weekendRateCents,
+    weekend_days: v.weekendDays,
+    seasonal_rates: v.seasonalRates,
     location: v.location,
     delivery_options: v.deliveryOptions,
     access_method: v.accessMethod,
@@ -32,6 +35,8 @@ function present(v: Record<string, any>) {
     features: v.features,
     metadata: v.metadata,
     created_at: v.createdAt instanceof Date ? v.createdAt.toISOString() : v.createdAt,
+    // The vehicle's table: an active vehicle may be archived, an archived one goes nowhere.
+    next_states: v.status === 'active' ? ['archived'] : [],
   };
 }
 
