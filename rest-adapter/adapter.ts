@@ -8,9 +8,8 @@ import { DomainError } from '../src/domain/shared/errors.ts';
 import type { Operation } from '../src/domain/shared/operation.ts';
 import type { JsonAnswer, MatchedRoute, RestTarget, ServerContext } from '../src/http/edge/context.ts';
 import type { RouteLookup } from '../src/http/edge/use-routing.ts';
-import { EdgeErrors } from '../src/http/edge.errors.ts';
 import { asDomainError, classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
-import { inputProblem, unsafeText } from '../src/http/input-safety.ts';
+import { inputProblem, jsonObjectBody, unsafeText } from '../src/http/input-safety.ts';
 import { isHandlerRoute, type HandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
 import { fromRest, isConnection, restParamName, selectionOf, snake, toRest } from './translate.ts';
 
@@ -127,21 +126,6 @@ function coercionError(argName: string, fromBody: boolean, path: ReadonlyArray<s
   return CommonErrors.parameterInvalid(param, `Invalid ${param}: ${error.message.replace(/; .*$/, '')}`);
 }
 
-/** The body of a JSON route: empty, or a JSON object that passes the input check. */
-function jsonBody(text: string): unknown {
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw EdgeErrors.invalidJson();
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw EdgeErrors.invalidJson('The request body must be a JSON object.');
-  const problem = inputProblem(body);
-  if (problem) throw problem;
-  return body;
-}
-
 /** The operation context of a request the edge admitted (its principal known). */
 export type ContextOf = (edge: ServerContext, request: { readonly url: string }) => GraphQLContext;
 
@@ -154,7 +138,7 @@ export type ContextOf = (edge: ServerContext, request: { readonly url: string })
  * travels intact; anything else is internal_error, logged once.
  */
 async function answerJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, target: RestTarget, bodyText: string, edge: ServerContext): Promise<JsonAnswer> {
-  const variableValues = variablesFor(c, params, target.searchParams, c.route.method === 'GET' ? {} : jsonBody(bodyText));
+  const variableValues = variablesFor(c, params, target.searchParams, c.route.method === 'GET' ? {} : jsonObjectBody(bodyText));
   const query = compiledQuery(c);
   const result = await query(undefined, contextOf(edge, target.request), variableValues);
   if (result.errors?.length) {

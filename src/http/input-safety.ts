@@ -64,3 +64,23 @@ export function documentProblem(document: DocumentNode): DomainError | null {
   });
   return problem;
 }
+
+/** A parsed body that must be an object whose every value passes `inputProblem`. */
+export function checkedObject(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw EdgeErrors.invalidJson('The request body must be a JSON object.');
+  const problem = inputProblem(body);
+  if (problem) throw problem;
+  return body as Record<string, unknown>;
+}
+
+/** A JSON request body: empty is `{}`; otherwise a JSON object that passes the input check (400 invalid_json, or 422 naming the field). */
+export function jsonObjectBody(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw EdgeErrors.invalidJson();
+  }
+  return checkedObject(body);
+}

@@ -8,7 +8,7 @@ import { fileAccess, type FileLinkSigner } from '../../domain/files/file-links.t
 import type { FileStorage } from '../../domain/files/file-storage.ts';
 import { EdgeErrors } from '../edge.errors.ts';
 import { jsonResponse } from '../error-envelope.ts';
-import { inputProblem } from '../input-safety.ts';
+import { checkedObject, jsonObjectBody } from '../input-safety.ts';
 import { readBoundedBytes } from './use-body.ts';
 import { signingErrorHtml, signingPageHtml, wantsHtml } from './signing-page.ts';
 import { refusing, type EdgePlugin } from './context.ts';
@@ -20,21 +20,9 @@ const PRIVATE = { 'cache-control': 'private, no-store', 'referrer-policy': 'no-r
 
 /** The signature as sent: a JSON object, or a browser's form (from the page the link opens). */
 function parseBody(bytes: Buffer, form: boolean): unknown {
-  let body: unknown;
-  if (form) {
-    const fields = Object.fromEntries(new URLSearchParams(bytes.toString('utf8')));
-    body = { ...fields, ...('accept' in fields ? { accept: fields.accept === 'true' } : {}) };
-  } else {
-    try {
-      body = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      throw EdgeErrors.invalidJson();
-    }
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw EdgeErrors.invalidJson('The request body must be a JSON object.');
-  const problem = inputProblem(body);
-  if (problem) throw problem;
-  return body;
+  if (!form) return jsonObjectBody(bytes.toString('utf8'));
+  const fields = Object.fromEntries(new URLSearchParams(bytes.toString('utf8')));
+  return checkedObject({ ...fields, ...('accept' in fields ? { accept: fields.accept === 'true' } : {}) });
 }
 
 /** A browser gets the page (or the refusal) as HTML; anyone else JSON or the error envelope. */

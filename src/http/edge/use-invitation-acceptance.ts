@@ -2,25 +2,11 @@ import { acceptInvitation, type InvitationAcceptanceDeps } from '../../domain/te
 import { presentTeamMember } from '../../domain/team/team.fields.ts';
 import { EdgeErrors } from '../edge.errors.ts';
 import { jsonResponse } from '../error-envelope.ts';
-import { inputProblem } from '../input-safety.ts';
+import { jsonObjectBody } from '../input-safety.ts';
 import { readBounded } from './use-body.ts';
 import { refusing, type EdgePlugin } from './context.ts';
 
 const LINK = /^\/v1\/team\/invitations\/(inv_[0-9a-z]{1,60})\/accept$/;
-
-function jsonObject(text: string): unknown {
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw EdgeErrors.invalidJson();
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw EdgeErrors.invalidJson('The request body must be a JSON object.');
-  const problem = inputProblem(body);
-  if (problem) throw problem;
-  return body;
-}
 
 /**
  * POST /v1/team/invitations/{id}/accept?token=...: the invitee joins the team with their
@@ -34,7 +20,7 @@ export function useInvitationAcceptance(deps: InvitationAcceptanceDeps & { bodyL
       throw EdgeErrors.methodNotAllowed('An invitation is accepted with POST (a JSON body with your `name`).');
     }
     const invitationId = LINK.exec(url.pathname)![1];
-    const body = jsonObject(await readBounded(request, deps.bodyLimitBytes));
+    const body = jsonObjectBody(await readBounded(request, deps.bodyLimitBytes));
     const { member, livemode } = await acceptInvitation(deps, { invitationId, token: url.searchParams.get('token'), body, requestId: serverContext.requestId, now: deps.now() });
     return jsonResponse(201, presentTeamMember(member, livemode));
   });
