@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketsSql, num, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+import { bucketRows, bucketsSql, partsOf, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
 
 /** The bookings report's figures, in order. */
 export const BOOKINGS_FIGURES: Figure[] = [
@@ -50,12 +50,12 @@ export const bookingsReport = defineOperation({
       ) k ON k."createdAt" >= b.period_start AND k."createdAt" < b.period_end
       GROUP BY b.period_start, b.period_end
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => Object.fromEntries(PARTS.map((k) => [k, num(r[k])])) as Parts);
+    const parts = rows.map((r) => partsOf(r, PARTS) as Parts);
     return {
       type: 'bookings',
       ...period,
       currency,
-      rows: rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: figures(parts[i]) })),
+      rows: bucketRows(rows, parts, figures),
       totals: figures(sumParts(parts, PARTS)),
     };
   },

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketsSql, num, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+import { bucketRows, bucketsSql, partsOf, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
 
 /** The disputes report's figures, in order. */
 export const DISPUTES_FIGURES: Figure[] = [
@@ -47,12 +47,12 @@ export const disputesReport = defineOperation({
       ) f ON f.at >= b.period_start AND f.at < b.period_end
       GROUP BY b.period_start, b.period_end
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => Object.fromEntries(PARTS.map((k) => [k, num(r[k])])) as Parts);
+    const parts = rows.map((r) => partsOf(r, PARTS) as Parts);
     return {
       type: 'disputes',
       ...period,
       currency,
-      rows: rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: { ...parts[i] } })),
+      rows: bucketRows(rows, parts, (part) => ({ ...part })),
       totals: sumParts(parts, PARTS),
     };
   },

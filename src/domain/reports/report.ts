@@ -129,3 +129,13 @@ export function sumParts<P extends Record<string, number>>(rows: P[], keys: read
   for (const row of rows) for (const k of keys) total[k] += row[k];
   return total as P;
 }
+
+/** A bucket row's integer parts, as SQL returned them (bigint counts and sums arrive as strings). */
+export function partsOf<K extends string>(row: Record<string, unknown>, keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, num(row[k])])) as Record<K, number>;
+}
+
+/** The report's rows: each bucket with the figures made from its parts. */
+export function bucketRows<P>(rows: { period_start: Date; period_end: Date }[], parts: P[], figuresOf: (part: P, i: number) => Figures): ReportRow[] {
+  return rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: figuresOf(parts[i], i) }));
+}

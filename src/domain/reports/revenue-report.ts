@@ -1,7 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { ChargeType } from '../../generated/prisma/enums.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketsSql, num, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+import { bucketRows, bucketsSql, partsOf, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
 
 const CHARGE_TYPES = Object.values(ChargeType);
 
@@ -54,12 +54,12 @@ export const revenueReport = defineOperation({
       LEFT JOIN "Charge" c ON c."id" = t."chargeId"
       GROUP BY b.period_start, b.period_end
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => Object.fromEntries(PARTS.map((k) => [k, num(r[k])])) as Parts);
+    const parts = rows.map((r) => partsOf(r, PARTS) as Parts);
     return {
       type: 'revenue',
       ...period,
       currency,
-      rows: rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: figures(parts[i]) })),
+      rows: bucketRows(rows, parts, figures),
       totals: figures(sumParts(parts, PARTS)),
     };
   },

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketsSql, num, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, rounded, sumParts, type Figure, type Report } from './report.ts';
+import { bucketRows, bucketsSql, num, partsOf, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, rounded, sumParts, type Figure, type Report } from './report.ts';
 
 /** The utilization report's figures, in order. */
 export const UTILIZATION_FIGURES: Figure[] = [
@@ -45,14 +45,14 @@ export const utilizationReport = defineOperation({
             AND k."startAt" < b.period_end AND k."endAt" > b.period_start AND k."endAt" > v."createdAt" AND v."createdAt" < b.period_end)::bigint AS booked_ms
       FROM ${bucketsSql(period)} AS b
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => ({ available_ms: num(r.available_ms), booked_ms: num(r.booked_ms) }));
+    const parts = rows.map((r) => partsOf(r, PARTS));
     const [{ vehicles }] = await ctx.db.$readScoped<{ vehicles: number }>(Prisma.sql`
       SELECT COUNT(*)::int AS vehicles FROM "Vehicle" v WHERE v."status" = 'active' AND v."createdAt" < ${period.to}::timestamptz`);
     return {
       type: 'utilization',
       ...period,
       currency,
-      rows: rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: figures(parts[i], num(r.vehicles)) })),
+      rows: bucketRows(rows, parts, (part, i) => figures(part, num(rows[i].vehicles))),
       totals: figures(sumParts(parts, PARTS), vehicles),
     };
   },
