@@ -12,5 +12,8 @@ export default defineConfig({
     testTimeout: 60000,
     hookTimeout: 120000,
     pool: 'forks',
+    // The service's JSON logs (src/log.ts) stay quiet in tests but for warnings and errors;
+    // servers the tests start as processes inherit it (a test that reads the logs sets its own).
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   },
 });

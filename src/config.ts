@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { logLevel } from './log.ts';
 import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
 import type { S3StorageSettings } from './storage/s3-storage.ts';
@@ -45,6 +46,8 @@ export interface AppConfig {
   customDomainTarget: string;
   /** Email and SMS delivery (SMTP_URL, SANDBOX_SMTP_URL, MESSAGES_FROM). */
   messaging: MessagingConfig;
+  /** METRICS_TOKEN: the bearer token GET /metrics takes (unset: /metrics answers loopback callers only, without a token). */
+  metricsToken: string | undefined;
 }
 
 function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -132,6 +135,7 @@ function filesS3(env: NodeJS.ProcessEnv): S3StorageSettings | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  logLevel(env); // LOG_LEVEL is read by the logger (src/log.ts); refused here with a clear line
   return {
     port: num('PORT', 3000, env),
     host: env.HOST || '127.0.0.1',
@@ -166,5 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dnsTimeoutMs: num('DNS_TIMEOUT_MS', 3_000, env),
     customDomainTarget: (env.CUSTOM_DOMAIN_TARGET || 'sites.rentals.localhost').toLowerCase().replace(/\.$/, ''),
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }

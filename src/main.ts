@@ -10,6 +10,7 @@ import { describeDatabaseError } from './db/connection-errors.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedDemoBusiness } from './seed.ts';
 import type { App } from './server.ts';
+import { log } from './log.ts';
 
 /** How long SIGTERM waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -53,7 +54,7 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing requests in flight (at most ${SHUTDOWN_GRACE_MS / 1000} s), then stopping`);
+    log.info({ signal }, `${signal}: finishing requests in flight (at most ${SHUTDOWN_GRACE_MS / 1000} s), then stopping`);
     await app!.close({ graceMs: SHUTDOWN_GRACE_MS });
     await db.close();
     process.exit(0);
@@ -64,6 +65,7 @@ async function main() {
 
 function announce(config: AppConfig, db: Database, port: number, seeded: Awaited<ReturnType<typeof seedDemoBusiness>>) {
   const base = `http://${config.host}:${port}`;
+  log.info({ url: base, database: db.kind }, 'listening');
   console.log(`Rental API listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   console.log(`  REST:    ${base}/v1   OpenAPI: ${base}/v1/openapi.json`);
   console.log(`  GraphQL: ${base}/graphql   Health: ${base}/health/ready`);
@@ -83,6 +85,6 @@ function fail(line: string, code: number): never {
 }
 
 main().catch((err) => {
-  console.error(err);
+  log.fatal({ err }, 'the service stopped');
   process.exit(1);
 });

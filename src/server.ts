@@ -28,6 +28,9 @@ import { configuredChannels } from './messaging/channels.ts';
 import { systemResolver } from './dns/system-resolver.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { METRICS_PATH, metricsEndpoint, requestObserver } from './http/observe.ts';
+import { webhookQueueDepth } from './webhooks/queue-depth.ts';
 
 const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
 
@@ -73,6 +76,8 @@ export interface App {
   handle(request: Request): Promise<Response>;
   /** The in-process webhook delivery worker, when enabled. */
   worker: DeliveryWorker | null;
+  /** The Prometheus metrics this process serves at GET /metrics. */
+  metrics: Metrics;
   yoga: Yoga;
   /** Listen on `port`; rejects with `PortInUseError` when another process holds it. */
   listen(port: number, host: string): Promise<Server>;
@@ -110,7 +115,9 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
   }, { direct: db.direct });
   const events = createEventPubSub(config.redisUrl);
   const relay = await startEventRelay(db, events.pubsub);
-  const worker = config.webhookWorker ? await startDeliveryWorker(db, workerOptions(config)) : null;
+  // The queue depth is read when scraped, through the platform's own (not a tenant's) access.
+  const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(prisma) });
+  const worker = config.webhookWorker ? await startDeliveryWorker(db, { ...workerOptions(config), onAttempt: metrics.delivery }) : null;
   const limiter = createRateLimiter(config.redisUrl);
   const hostEnvironment = (hostname: string): 'live' | 'test' | null =>
     config.sandboxHost && hostname === config.sandboxHost ? 'test' : config.productionHost && hostname === config.productionHost ? 'live' : null;
@@ -151,13 +158,14 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     hostEnvironment,
     health,
     routes: options.routes,
+    metrics,
   });
 
   /** A request's edge context, and its scope for code far from the handler (error masking, audit). */
   function frame() {
     const requestId = newId('request');
     const audit = new AuditTrail();
-    const edge: ServerContext = { requestId, audit, idempotencyKey: null, headers: { 'Request-Id': requestId }, finally: [] };
+    const edge: ServerContext = { requestId, audit, idempotencyKey: null, headers: { 'Request-Id': requestId }, finally: [], record: {} };
     return { edge, scope: { requestId, audit } };
   }
 
@@ -180,8 +188,13 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
    * Node's requests, in their request scope: GET requests of JSON routes straight from Node's
    * request (the same edge steps, src/http/node-rest.ts), the rest into yoga's adapter.
    */
+  const observe = requestObserver(metrics);
+  const serveMetrics = metricsEndpoint(metrics, config.metricsToken);
   function listener(req: IncomingMessage, res: ServerResponse) {
     const { edge, scope } = frame();
+    // The access log and request metrics, whichever of the paths below answers (src/http/observe.ts).
+    observe(req, res, edge);
+    if (req.url === METRICS_PATH) return void serveMetrics(req, res, edge);
     requestScope.run(scope, () => {
       if (!nodeRest(req, res, edge)) void pipeline(req, res, edge);
     });
@@ -197,6 +210,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     db,
     messaging,
     worker,
+    metrics,
     yoga,
     async listen(port, host) {
       const s = createServer(listener);
@@ -210,7 +224,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
       });
       // graphql-ws subscriptions on /graphql, through the same pipeline and API keys; attached
       // once listening, so a listen error is ours to report, not the WebSocket server's.
-      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, admit: async (authorization, env) => admit({ prisma, hostEnvironment }, authorization, env) });
+      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, metrics, admit: async (authorization, env) => admit({ prisma, hostEnvironment }, authorization, env) });
       server = s;
       return s;
     },

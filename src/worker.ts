@@ -4,6 +4,7 @@ import { startDeliveryWorker, workerOptions } from './webhooks/delivery-worker.t
 import { tenantDbFactory } from './db/tenant-db.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { configuredChannels } from './messaging/channels.ts';
+import { log } from './log.ts';
 
 /**
  * `npm run worker`: webhook delivery and the platform's periodic work (expired holds, late
@@ -27,7 +28,7 @@ async function main() {
     holdSweepMs: config.holdSweepMs,
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
   });
-  console.log(`webhook worker ${process.pid} delivering from PostgreSQL`);
+  log.info('webhook worker delivering from PostgreSQL');
   const stop = async () => {
     maintenance.stop();
     await worker.stop();
@@ -39,6 +40,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  log.fatal({ err }, 'webhook worker stopped');
   process.exit(1);
 });

@@ -14,6 +14,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { directSqlPool, postgresDirectSql, type DirectSql } from './direct-sql.ts';
 import { applyMigrations } from './migrate.ts';
 import { applyEmbeddedSettings, copyTemplateDirectory, readTemplate, readTemplateDirectory, saveTemplate } from './pglite-template.ts';
+import { log } from '../log.ts';
 
 export interface Database {
   prisma: PrismaClient;
@@ -63,7 +64,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   // after close) emits 'error' on the pool, which crashes the process if nobody listens.
   // The pool replaces the connection; the next query reports any lasting problem.
   pool.on('error', (err) => {
-    if (!closed) console.error(`database: idle connection lost: ${err.message}`);
+    if (!closed) log.error(`database: idle connection lost: ${err.message}`);
   });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const listeners = new Set<pg.Client>();
@@ -130,7 +131,7 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
       await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
       if (fresh) await applyEmbeddedSettings(embedded.pglite);
       // Made once per set of migrations; a failure to keep it costs the next start time only.
-      if (fresh) await saveTemplate(embedded.pglite).catch((err) => console.warn(`database: could not keep a template of the new database: ${(err as Error).message}`));
+      if (fresh) await saveTemplate(embedded.pglite).catch((err) => log.warn(`database: could not keep a template of the new database: ${(err as Error).message}`));
     }
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(embedded.pglite) });
     return {

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
 import { OUTBOX_CHANNEL, presentEvent } from '../domain/events/event.service.ts';
 import { answerWithin, connectRedis, type RedisLink } from '../http/rate-limit.ts';
+import { log } from '../log.ts';
 
 export type PresentedEvent = ReturnType<typeof presentEvent> & { booking_id: string | null };
 
@@ -220,7 +221,7 @@ export async function startEventRelay(db: Database, pubsub: EventPubSub, pollMs 
     }
     running = true;
     publishDue()
-      .catch((err) => !stopped && console.error('event relay failed', err))
+      .catch((err) => !stopped && log.error({ err }, 'event relay failed'))
       .finally(() => {
         running = false;
       });

@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import { CommonErrors } from '../domain/shared/common.errors.ts';
 import { DomainError, type ErrorType } from '../domain/shared/errors.ts';
 import { EdgeErrors } from './edge.errors.ts';
+import { log } from '../log.ts';
 
 export interface ErrorBody {
   error: { type: ErrorType; code: string; message: string; request_id: string; param?: string; [detail: string]: unknown };
@@ -46,7 +47,7 @@ export function errorResponse(error: DomainError, requestId: string, graphql: bo
 export function asDomainError(err: unknown, requestId: string): DomainError {
   if (err instanceof DomainError) return err;
   // A client that hung up aborts its request: nothing failed on our side.
-  if ((err as Error | null)?.name !== 'AbortError') console.error(`[${requestId}]`, err);
+  if ((err as Error | null)?.name !== 'AbortError') log.error({ request_id: requestId, err }, 'request failed');
   return internalError();
 }
 

@@ -32,6 +32,8 @@ import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { useRequestFrame } from './edge/use-request-frame.ts';
+import { useObservation } from './edge/use-observation.ts';
+import type { Metrics } from '../metrics.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { answersApiReference, useApiReference } from './edge/use-api-reference.ts';
@@ -45,6 +47,7 @@ import { useSafeInput } from './edge/use-safe-input.ts';
 import { classifyGraphQLError, errorExtensions, internalError, toGraphQLError } from './error-envelope.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { currentRequestId } from './request-scope.ts';
+import { log } from '../log.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -87,6 +90,8 @@ export interface EdgeDeps {
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
   routes?: RestRoute[];
+  /** The metrics that count GraphQL subscriptions over SSE (src/http/observe.ts). */
+  metrics?: Metrics;
 }
 
 export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
@@ -166,7 +171,7 @@ export function maskError(error: unknown, requestId: string): Error {
     return toGraphQLError(original, requestId, { nodes: gql.nodes, path: gql.path });
   }
   if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
-  console.error(`[${requestId}]`, original);
+  log.error({ request_id: requestId, err: original }, 'operation failed');
   return toGraphQLError(internalError(), requestId);
 }
 
@@ -184,6 +189,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
   const document = () => (openapi ??= JSON.stringify(openApiDocument(compiled)));
   const plugins: EdgePlugin[] = [
     useRequestFrame(),
+    useObservation(deps.metrics),
     useHealth(deps.health),
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),

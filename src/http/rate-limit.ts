@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { log } from '../log.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -94,7 +95,7 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
 // ------------------------------------------------------------------ Redis connections
 
 type Log = (line: string) => void;
-const warn: Log = (line) => console.warn(line);
+const warn: Log = (line) => log.warn(line);
 
 /** What a Redis URL points at, for log lines: host:port (or a socket path), never a password. Null when it is no Redis URL. */
 export function redisEndpoint(redisUrl: string): string | null {

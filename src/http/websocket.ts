@@ -14,13 +14,18 @@ import { EdgeErrors } from './edge.errors.ts';
 import { internalError, toGraphQLError } from './error-envelope.ts';
 import { maskError, withContractExtensions, type Yoga } from './graphql-server.ts';
 import { AuditTrail, requestScope, type RequestScope } from './request-scope.ts';
+import { log } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Principal } from '../domain/access/permissions.ts';
 
 export interface GraphQLWebSocketOptions {
   yoga: Yoga;
   /** The environment a host name serves, when the operator split them (else null). */
   hostEnvironment: (hostname: string) => 'live' | 'test' | null;
   /** Checks a credential when a connection opens (the same admission as every request). */
-  admit(authorization: string | null, hostEnvironment: 'live' | 'test' | null): Promise<unknown>;
+  admit(authorization: string | null, hostEnvironment: 'live' | 'test' | null): Promise<Principal>;
+  /** Counts the subscriptions open (src/metrics.ts). */
+  metrics?: Metrics;
 }
 
 /** Close codes of a refused connection; the close reason is the contract's error code. */
@@ -29,8 +34,11 @@ export const WS_CLOSE = { unauthenticated: 4401, forbidden: 4403, internal: Clos
 /** `connection_init` payload: the key as an HTTP Authorization header value. */
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | undefined;
 
-/** What one connection remembers: the credential it opened with, checked again on every operation. */
-type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null };
+/**
+ * What one connection remembers: the credential it opened with, checked again on every
+ * operation; and for its log lines, its id, when it opened and the key it was admitted with.
+ */
+type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null; connectionId?: string; openedAt?: number; principal?: Principal };
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
 type RootValue = {
@@ -71,7 +79,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
     if (err instanceof DomainError) {
       socket.close(err.type === 'authorization_error' ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, err.code);
     } else {
-      console.error('graphql-ws connection failed', err);
+      log.error({ err }, 'graphql-ws connection failed');
       socket.close(WS_CLOSE.internal, 'internal_error');
     }
   };
@@ -79,12 +87,14 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
   const disposable = useServer<ConnectionParams, ConnectionExtra>(
     {
       async onConnect(ctx) {
+        connectionFields(ctx.extra); // its id and start
         const params = ctx.connectionParams;
         const raw = params?.authorization ?? params?.Authorization;
         ctx.extra.authorization = typeof raw === 'string' ? raw : null;
         ctx.extra.hostEnvironment = options.hostEnvironment((ctx.extra.request.headers.host ?? '').replace(/:\d+$/, ''));
         try {
-          await options.admit(ctx.extra.authorization, ctx.extra.hostEnvironment);
+          ctx.extra.principal = await options.admit(ctx.extra.authorization, ctx.extra.hostEnvironment);
+          log.info(connectionFields(ctx.extra), 'websocket opened');
           return true;
         } catch (err) {
           // Close with our code first; graphql-ws's own 4403 "Forbidden" then finds it closing.
@@ -141,6 +151,10 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         });
       },
 
+      onClose(ctx, code, reason) {
+        log.info({ ...connectionFields(ctx.extra), code, reason: reason || undefined, duration_ms: ctx.extra.openedAt === undefined ? undefined : Math.round(performance.now() - ctx.extra.openedAt) }, 'websocket closed');
+      },
+
       // Run in the operation's request scope, so masked errors carry its request id.
       execute: (args) => {
         const root = args.rootValue as RootValue;
@@ -159,9 +173,9 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const pubsub = (args.contextValue as Partial<GraphQLContext>).pubsub;
         if (live && pubsub) {
           await requestScope.run(scope, async () => result[Symbol.asyncIterator]().return?.());
-          return fanoutOf(pubsub).join(live, args, scope);
+          return counted(fanoutOf(pubsub).join(live, args, scope), options.metrics);
         }
-        return inRequestScope(scope, result);
+        return counted(inRequestScope(scope, result), options.metrics);
       },
 
       onNext(_ctx, _id, _payload, args, result) {
@@ -274,7 +288,7 @@ class EventFanout {
             await this.publish(next.value, subscribers);
           }
         } catch (err) {
-          console.error('live event fan-out failed', err);
+          log.error({ err }, 'live event fan-out failed');
         } finally {
           if (this.topics.get(name)?.subscribers === subscribers) this.topics.delete(name);
           for (const s of subscribers) s.end();
@@ -300,7 +314,7 @@ class EventFanout {
       try {
         passes = s.live.passes(event);
       } catch (err) {
-        console.error('live event filter failed', err);
+        log.error({ err }, 'live event filter failed');
         continue;
       }
       if (!passes) continue;
@@ -348,6 +362,39 @@ function maskErrors(result: ExecutionResult, requestId: string): ExecutionResult
 
 /** GraphQL's own errors with the contract's extensions, as over HTTP; yoga's HTTP hints mean nothing here. */
 const contractErrors = (errors: readonly GraphQLError[], requestId: string) => withContractExtensions(errors, requestId, { dropHttp: true });
+
+/** A connection's facts for its log lines: never the credential, only the key's id. */
+function connectionFields(extra: Partial<ConnectionExtra>) {
+  if (!extra.connectionId) {
+    extra.connectionId = newId('request');
+    extra.openedAt = performance.now();
+  }
+  const p = extra.principal;
+  return { connection_id: extra.connectionId, key_id: p?.keyId, business_id: p?.businessId, livemode: p?.livemode };
+}
+
+/** A subscription's stream, counted open (graphql_subscriptions_open) from now until it ends, however it ends. */
+function counted<T>(stream: AsyncGenerator<T>, metrics: Metrics | undefined): AsyncGenerator<T> {
+  if (!metrics) return stream;
+  const closed = metrics.subscriptionOpened('websocket');
+  const generator: AsyncGenerator<T> = {
+    next: async (...args) => {
+      const step = await stream.next(...args);
+      if (step.done) closed();
+      return step;
+    },
+    return: async (value) => {
+      closed();
+      return stream.return(value);
+    },
+    throw: async (err) => {
+      closed();
+      return stream.throw(err);
+    },
+    [Symbol.asyncIterator]: () => generator,
+  };
+  return generator;
+}
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
   return typeof Object(value)[Symbol.asyncIterator] === 'function';

@@ -5,6 +5,7 @@ import { markLateRentals, overdueRentals } from '../domain/bookings/booking-late
 import { sweepIdempotencyRecords } from '../http/idempotency.ts';
 import { deliverDueMessages, dueMessages } from '../domain/messages/deliver-message.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
+import { log } from '../log.ts';
 
 /**
  * The platform's own periodic work, for every business: bookings whose payment hold ran out
@@ -29,7 +30,7 @@ export function startMaintenance(deps: {
       if (running || stopped) return;
       running = true;
       job()
-        .catch((err) => !stopped && console.error(`${name} failed: ${(err as Error).message}`))
+        .catch((err) => !stopped && log.error({ job: name, err: (err as Error).message }, `${name} failed`))
         .finally(() => (running = false));
     }, ms);
     timer.unref();

@@ -1,5 +1,6 @@
 import type { FileStorage } from '../domain/files/file-storage.ts';
 import { FileErrors } from '../domain/files/file.errors.ts';
+import { log } from '../log.ts';
 
 /**
  * A store whose every failure is the API's: a bucket that does not answer or refuses
@@ -13,7 +14,7 @@ export function reportingStorageFailures(storage: FileStorage): FileStorage {
       try {
         return await call(...args);
       } catch (err) {
-        console.error(`file storage (${storage.name}) ${what} failed: ${err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err)}`);
+        log.error(`file storage (${storage.name}) ${what} failed: ${err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err)}`);
         throw FileErrors.storageUnavailable();
       }
     };

@@ -9,6 +9,8 @@ import { isDelivered, nextRetryDelay } from '../domain/webhooks/retry-schedule.t
 import { signatureHeaders } from '../domain/webhooks/signing.ts';
 import { privateTargetsAllowed, type PrivateTargetPolicy } from '../domain/webhooks/url-policy.ts';
 import { guardedDispatcher, postThrough, unguardedDispatcher } from './guarded-dispatcher.ts';
+import { log } from '../log.ts';
+import type { DeliveryOutcome } from '../metrics.ts';
 
 export interface DeliveryWorkerOptions {
   /** Fallback poll for due retries (NOTIFY wakes the worker for new events). */
@@ -25,6 +27,8 @@ export interface DeliveryWorkerOptions {
   sandboxRetryScale: number;
   /** WEBHOOK_PRIVATE_URLS: where private targets are reached (elsewhere the guarded dispatcher refuses them). */
   privateUrls: PrivateTargetPolicy;
+  /** Told of every attempt once answered (the metrics): delivered, retrying (another attempt follows) or failed (none does). */
+  onAttempt?: (outcome: DeliveryOutcome) => void;
 }
 
 export const DEFAULT_WORKER_OPTIONS: DeliveryWorkerOptions = { pollMs: 1_000, leaseMs: 60_000, timeoutMs: 10_000, batchSize: 200, concurrency: 64, sandboxRetryScale: 1, privateUrls: 'sandbox' };
@@ -306,7 +310,7 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
   const tenantDb = tenantDbFactory(db.prisma);
   const sql = sqlRunner(db);
   if (options.leaseMs <= options.timeoutMs) {
-    console.warn(`webhook worker: the lease (${options.leaseMs} ms) is not longer than the answer timeout (${options.timeoutMs} ms); another worker may send a message again while a slow answer is awaited`);
+    log.warn(`webhook worker: the lease (${options.leaseMs} ms) is not longer than the answer timeout (${options.timeoutMs} ms); another worker may send a message again while a slow answer is awaited`);
   }
   const perEndpoint = perEndpointLimit(options);
   let stopped = false;
@@ -359,7 +363,7 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
           if (claimed.length === limit) wanted = true; // there may be more
         },
         (err) => {
-          if (!stopped) console.error('webhook claim failed', err); // the next NOTIFY or poll tries again
+          if (!stopped) log.error({ err }, 'webhook claim failed'); // the next NOTIFY or poll tries again
         },
       )
       .finally(() => {
@@ -384,8 +388,8 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
       .catch(async (err) => {
         // One failing row (say its endpoint was deleted meanwhile) must not cost the others
         // their record: each on its own, as without batching.
-        if (!stopped) console.error('webhook attempts not recorded together; recording them one by one', err);
-        await Promise.all(batch.map((d) => recordAttempt(tenantDb, d.message, d.outcome, options).catch((e) => console.error('webhook attempt not recorded', e))));
+        if (!stopped) log.error({ err }, 'webhook attempts not recorded together; recording them one by one');
+        await Promise.all(batch.map((d) => recordAttempt(tenantDb, d.message, d.outcome, options).catch((e) => log.error({ err: e }, 'webhook attempt not recorded'))));
       })
       .finally(() => {
         for (const d of batch) recorded(d.message);
@@ -396,13 +400,17 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
   }
 
   function record(message: Claimed, outcome: Outcome) {
+    if (options.onAttempt) {
+      const delivered = isDelivered(outcome.status);
+      options.onAttempt(delivered ? 'delivered' : nextRetryDelay(message.attempts + 1, message.livemode, options.sandboxRetryScale) === null ? 'failed' : 'retrying');
+    }
     if (isDelivered(outcome.status)) {
       toRecord.push({ message, outcome });
       if (!recording) flush();
       return;
     }
     const single: Promise<void> = recordAttempt(tenantDb, message, outcome, options)
-      .catch((err) => console.error('webhook attempt not recorded', err))
+      .catch((err) => log.error({ err }, 'webhook attempt not recorded'))
       .finally(() => {
         singles.delete(single);
         recorded(message);
@@ -457,7 +465,7 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
     for (const group of groupBy(messages, (m) => String(m.leaseUntil.getTime()))) {
       await db.prisma.webhookMessage
         .updateMany({ where: { id: { in: group.map((m) => m.id) }, nextAttemptAt: group[0].leaseUntil }, data: { nextAttemptAt: new Date() } })
-        .catch((err) => console.error('webhook claims not released', err));
+        .catch((err) => log.error({ err }, 'webhook claims not released'));
     }
     for (const m of messages) recorded(m);
   }

@@ -54,6 +54,21 @@ export interface ServerContext {
   finally: (() => Promise<void> | void)[];
   /** Only on the WebSocket: the connection's credential and host. */
   connection?: { authorization: string | null; hostEnvironment: 'live' | 'test' | null };
+  /** Only over HTTP: what the access log and the metrics read once the request is answered (src/http/observe.ts). */
+  record?: RequestRecord;
+}
+
+/**
+ * The facts of an HTTP request the access log and the metrics need, in an object of its own:
+ * the pipeline works on a copy of the server context (yoga's adapter copies its properties),
+ * so what its steps learn (the caller, the route) is copied here when it answers.
+ */
+export interface RequestRecord {
+  principal?: Principal;
+  route?: MatchedRoute;
+  kind?: RequestKind;
+  /** GraphQL: the operation's type and name (`query NewestBookings`; `anonymous` without one). */
+  operation?: string;
 }
 
 export type EdgePlugin = Plugin<Record<string, unknown>, ServerContext>;

@@ -1,0 +1,102 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { log } from './log.ts';
+
+export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying';
+export type SubscriptionTransport = 'websocket' | 'sse';
+
+/** Pending webhook messages, per environment: all of them, and those due now. */
+export type QueueDepth = { livemode: boolean; pending: number; due: number }[];
+
+/**
+ * The service's Prometheus metrics (GET /metrics, src/http/observe.ts). Labels are bounded:
+ * routes are templates (`/v1/bookings/{id}`), GraphQL is one route (`POST /graphql`; the
+ * operation's name is in the access log, not in a label a client could multiply).
+ */
+export interface Metrics {
+  registry: Registry;
+  /** One answered HTTP request. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  /** One webhook delivery attempt, by what followed it. */
+  delivery(outcome: DeliveryOutcome): void;
+  /** A GraphQL subscription opened; call what it returns once, when it ends. */
+  subscriptionOpened(transport: SubscriptionTransport): () => void;
+}
+
+/** Latency buckets (seconds): 1 ms to 10 s. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(options: { queueDepth?: () => Promise<QueueDepth> } = {}): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({ name: 'http_request_duration_seconds', help: 'Time from the request to the end of its answer, by method, route template and status.', labelNames: ['method', 'route', 'status'], buckets: BUCKETS, registers: [registry] });
+  const deliveries = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts of this process, by outcome: delivered (2xx), retrying (another attempt is scheduled), failed (no attempt left).', labelNames: ['outcome'], registers: [registry] });
+  for (const outcome of ['delivered', 'retrying', 'failed']) deliveries.labels(outcome).inc(0);
+  const subscriptions = new Gauge({ name: 'graphql_subscriptions_open', help: 'GraphQL subscriptions open now, by transport (graphql-ws WebSocket, SSE).', labelNames: ['transport'], registers: [registry] });
+  for (const transport of ['websocket', 'sse']) subscriptions.labels(transport).set(0);
+
+  if (options.queueDepth) {
+    const read = options.queueDepth;
+    // Both gauges of a scrape from one query.
+    let reading: { at: number; depth: Promise<QueueDepth | null> } | null = null;
+    const depth = () => {
+      if (!reading || Date.now() - reading.at > 500) {
+        reading = {
+          at: Date.now(),
+          depth: read().catch((err) => {
+            log.warn({ err: (err as Error).message }, 'metrics: webhook queue depth not read');
+            return null;
+          }),
+        };
+      }
+      return reading.depth;
+    };
+    const gauge = (name: string, help: string, pick: (row: QueueDepth[number]) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['livemode'],
+        registers: [registry],
+        async collect() {
+          const rows = await depth();
+          if (!rows) return;
+          this.reset();
+          for (const livemode of [false, true]) {
+            const row = rows.find((r) => r.livemode === livemode);
+            this.labels(String(livemode)).set(row ? pick(row) : 0);
+          }
+        },
+      });
+    gauge('webhook_queue_pending', 'Webhook messages not delivered yet and not given up (waiting for an attempt, a retry, or an answer), by environment.', (r) => r.pending);
+    gauge('webhook_queue_due', 'Pending webhook messages whose next attempt is due now (a backlog when it stays high), by environment.', (r) => r.due);
+  }
+
+  // The children of the request metrics, per label set (a lookup instead of hashing labels each time).
+  const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
+  return {
+    registry,
+    request(method, route, status, seconds) {
+      const key = `${method} ${route} ${status}`;
+      let child = children.get(key);
+      if (!child) {
+        const labels = { method, route, status: String(status) };
+        children.set(key, (child = { count: requests.labels(labels), time: latency.labels(labels) }));
+      }
+      child.count.inc();
+      child.time.observe(seconds);
+    },
+    delivery(outcome) {
+      deliveries.labels(outcome).inc();
+    },
+    subscriptionOpened(transport) {
+      const gauge = subscriptions.labels(transport);
+      gauge.inc();
+      let open = true;
+      return () => {
+        if (!open) return;
+        open = false;
+        gauge.dec();
+      };
+    },
+  };
+}
