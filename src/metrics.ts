@@ -37,19 +37,19 @@ export function createMetrics(options: { queueDepth?: () => Promise<QueueDepth> 
 
   if (options.queueDepth) {
     const read = options.queueDepth;
-    // Both gauges of a scrape from one query.
-    let reading: { at: number; depth: Promise<QueueDepth | null> } | null = null;
+    // Both gauges of a scrape from one query: the first to collect reads, the second takes that reading.
+    let reading: Promise<QueueDepth | null> | null = null;
     const depth = () => {
-      if (!reading || Date.now() - reading.at > 500) {
-        reading = {
-          at: Date.now(),
-          depth: read().catch((err) => {
-            log.warn({ err: (err as Error).message }, 'metrics: webhook queue depth not read');
-            return null;
-          }),
-        };
+      if (reading) {
+        const shared = reading;
+        reading = null;
+        return shared;
       }
-      return reading.depth;
+      reading = read().catch((err) => {
+        log.warn({ err: (err as Error).message }, 'metrics: webhook queue depth not read');
+        return null;
+      });
+      return reading;
     };
     const gauge = (name: string, help: string, pick: (row: QueueDepth[number]) => number) =>
       new Gauge({
