@@ -129,7 +129,7 @@ describe('the integrator command line', () => {
     expect((await run(['trigger', 'payment-succeeds'], { RENTAL_API_URL: server.baseUrl })).code).toBe(2); // no key
     const missing = await run(['trigger', 'payment-succeeds', '--booking', 'bk_0000000000000000000000000'], key());
     expect(missing.code).toBe(2);
-    expect(missing.stdout).toContain('not_found');
+    expect(missing.stdout).toContain('resource_missing');
     const live = await run(['trigger', 'payment-succeeds', '--api-key', business.live_secret_key, '--api-url', server.baseUrl]);
     expect(live.code).toBe(2);
     const unreachable = await run(['trigger', 'payment-succeeds', '--api-url', 'http://127.0.0.1:9'], { RENTAL_API_KEY: business.test_secret_key });
@@ -139,7 +139,7 @@ describe('the integrator command line', () => {
 
   it('listen: forwards events signed as webhooks are (verified by standardwebhooks), and catches up after the API restarts', async () => {
     const receiver = await startReceiver(() => 200);
-    const listener = cli(['listen', '--forward-to', receiver.url, '--events', 'booking.created,booking.cancelled'], key());
+    const listener = cli(['listen', '--forward-to', receiver.url, '--events', 'booking.created,booking.canceled'], key());
     try {
       await until(() => /Signing secret: (whsec_\S+)/.exec(listener.stdout()), `the listener ready:\n${listener.stdout()}${listener.stderr()}`);
       const secret = /Signing secret: (whsec_\S+)/.exec(listener.stdout())![1];
