@@ -48,7 +48,7 @@ const oneClearLine = (output: string) => {
 
 describe('process faults', () => {
   it('SIGTERM: stops accepting, lets a request in flight finish, then exits 0', async () => {
-    const server = await spawnTs('src/main.ts', { DATA_DIR: await tempDir(), PORT: '0' }, READY);
+    const server = await spawnTs('src/main.ts', { DATA_DIR: await tempDir(), PORT: '0', LOG_LEVEL: 'info' }, READY);
     const port = Number(server.match[1]);
     // The keys are printed just after the address.
     for (let i = 0; i < 50 && !/"test_secret_key"/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));

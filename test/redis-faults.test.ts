@@ -67,7 +67,9 @@ async function causeEvent(server: Server, key: string): Promise<string> {
 
 /** Lines of a server's output about Redis being unavailable, and stack-trace lines. */
 const unavailableLines = (s: Server) => s.output().split('\n').filter((l) => /unavailable/i.test(l));
-const backLines = (s: Server) => s.output().split('\n').filter((l) => /^Redis \S+ is back/.test(l));
+/** The messages of a server's JSON log lines (src/log.ts). */
+const logMessages = (s: Server) => s.output().split('\n').filter((l) => l.startsWith('{')).map((l) => String(JSON.parse(l).msg));
+const backLines = (s: Server) => logMessages(s).filter((m) => /^Redis \S+ is back/.test(m));
 const stackLines = (s: Server) => s.output().split('\n').filter((l) => /^\s+at\s|\[ioredis\]|Unhandled/.test(l));
 
 /** GET /v1/vehicles in a loop, each answer recorded as status and time, until told to stop. */
