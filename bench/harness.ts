@@ -43,7 +43,9 @@ export async function startScriptRuntime(): Promise<{ env: Record<string, string
 export async function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
   // Both sides run with `npm start`'s environment and node flags, so the ratio compares code.
   const runtime = await startScriptRuntime();
-  const env: NodeJS.ProcessEnv = { ...process.env, ...runtime.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
+  // The access log (a JSON line per request, src/log.ts) would print every request of a run:
+  // off unless LOG_LEVEL asks for it (LOG_LEVEL=info measures the service with its log lines).
+  const env: NodeJS.ProcessEnv = { LOG_LEVEL: 'warn', ...process.env, ...runtime.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
   delete env.REDIS_URL;
   const nodeArgs = [...runtime.nodeArgs, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`] : [])];
   return startChildServer(await bundled(path.join(benchDir, script)), env, nodeArgs);
