@@ -2,12 +2,14 @@ import {
   getNamedType, getNullableType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLObjectType, type GraphQLOutputType,
 } from 'graphql';
+import { EVENT_CATALOGUE, EVENT_OBJECT_OMITS, EVENT_TYPES } from '../src/domain/events/event-types.ts';
 import { errorDefinition, type ErrorDefinition, type ErrorType } from '../src/domain/shared/errors.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../src/domain/shared/pagination.ts';
 import type { Operation } from '../src/domain/shared/operation.ts';
 import { argumentsSchema, type JsonSchema } from '../src/schema/operation-field.ts';
 import { connectionNodeType, type CompiledRoute } from './adapter.ts';
-import { isHandlerRoute, type JsonRoute } from './route.ts';
+import { isHandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
+import { routeGroups } from './routes/index.ts';
 import { isConnection, isEntity, restParamName, snake } from './translate.ts';
 
 type Schema = Record<string, unknown>;
@@ -87,8 +89,56 @@ function restSchema(schema: JsonSchema, underMetadata = false): Schema {
     else out[k] = v;
   }
   if (schema.type === 'object' && schema.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  // A nullable field (zod's `.nullish()` around a described schema): its description on the field itself.
+  if (out.description === undefined && Array.isArray(out.anyOf)) {
+    const described = (out.anyOf as Schema[]).find((s) => typeof s.description === 'string');
+    if (described) out.description = described.description;
+  }
   return out;
 }
+
+/**
+ * A query parameter's schema: a parameter is absent or a string, never null, so a nullable
+ * argument's schema is its non-null branch; its description and first example move to the
+ * parameter.
+ */
+function parameterSchema(schema: JsonSchema): { schema: Schema; description?: string; example?: unknown } {
+  let rest = restSchema(schema);
+  const branches = Array.isArray(rest.anyOf) ? (rest.anyOf as Schema[]).filter((s) => s.type !== 'null') : null;
+  if (branches?.length === 1 && (rest.anyOf as Schema[]).length === 2) {
+    const { anyOf: _, ...outer } = rest;
+    rest = { ...branches[0], ...outer };
+  }
+  const { description, examples, ...out } = rest as Schema & { description?: string; examples?: unknown[] };
+  return { schema: out, ...(description ? { description } : {}), ...(Array.isArray(examples) && examples.length ? { example: examples[0] } : {}) };
+}
+
+/** Whether a body schema has fields a caller must send (its own, or its referenced input type's). */
+function hasRequiredFields(schema: JsonSchema, defs: Record<string, JsonSchema>): boolean {
+  const s = schema as JsonSchema & { anyOf?: JsonSchema[]; $ref?: string };
+  if (s.$ref) return hasRequiredFields(defs[String(s.$ref).replace(/^#\/\$defs\//, '')] ?? {}, defs);
+  if (Array.isArray(s.anyOf)) return s.anyOf.some((b) => hasRequiredFields(b, defs));
+  return (s.required ?? []).length > 0;
+}
+
+/** The OpenAPI tag of a route: its API group (the route file); a route outside the groups, by its first path segment. */
+const GROUP_OF = new Map<RestRoute, string>(routeGroups.flatMap((g) => g.routes.map((r) => [r, g.tag] as const)));
+const tagOf = (route: RestRoute) => GROUP_OF.get(route) ?? route.path.split('/')[2] ?? 'other';
+
+const camel = (s: string) => s.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase()).replace(/^[a-z]/, (c) => c.toUpperCase());
+
+const WEBHOOK_HEADERS: Schema[] = [
+  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: "The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.", example: 'evt_01jd3m4k5n6p7q8r9s0t1v2w3x' },
+  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).', example: '1764039600' },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: "Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.",
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+];
 
 /** An example in domain names (camelCase), in REST names; metadata keys are the integrator's. */
 function restExample(value: unknown, underMetadata = false): unknown {
@@ -156,17 +206,25 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     });
     for (const [name, schema] of Object.entries(args.properties ?? {})) {
       if (sources[name]) continue;
-      const { description, ...rest } = restSchema(schema);
-      parameters.push({ name: restParamName(name), in: 'query', required: (args.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) });
+      const param = parameterSchema(schema);
+      const example = (op.example as Record<string, unknown> | undefined)?.[name] ?? param.example;
+      parameters.push({
+        name: restParamName(name),
+        in: 'query',
+        required: (args.required ?? []).includes(name),
+        schema: param.schema,
+        ...(param.description ? { description: param.description } : {}),
+        ...(example !== undefined ? { example: restExample(example) } : {}),
+      });
     }
     if (c.list) {
       parameters.push(
-        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }, description: 'Items per page.' },
-        { name: 'starting_after', in: 'query', required: false, schema: { type: 'string' }, description: 'The id after which the page starts (the next, older page).' },
-        { name: 'ending_before', in: 'query', required: false, schema: { type: 'string' }, description: 'The id before which the page ends (the previous, newer page).' },
+        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }, description: 'Items per page.', example: 20 },
+        { name: 'starting_after', in: 'query', required: false, schema: { type: 'string' }, description: "The id after which the page starts (the next, older page): the previous page's last id." },
+        { name: 'ending_before', in: 'query', required: false, schema: { type: 'string' }, description: "The id before which the page ends (the previous, newer page): the current page's first id." },
       );
     }
-    if (c.route.method === 'POST') parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 }, description: 'Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.' });
+    if (c.route.method === 'POST') parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 }, description: 'Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.', example: 'order-1001' });
     const bodyArg = Object.entries(sources).find(([, s]) => s === 'body')?.[0];
     const bodySchema = bodyArg ? args.properties?.[bodyArg] : undefined;
     const example = bodyArg ? (op.example as Record<string, unknown> | undefined)?.[bodyArg] : undefined;
@@ -190,6 +248,7 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     const mediaType = isHandlerRoute(c.route) ? c.route.produces : 'application/json';
     (paths[c.route.path] ??= {})[c.route.method.toLowerCase()] = {
       operationId: op.name,
+      tags: [tagOf(c.route)],
       summary: op.summary,
       description: op.description,
       'x-release-stage': c.route.stage,
@@ -202,7 +261,8 @@ export function openApiDocument(compiled: CompiledRoute[]) {
       ...(bodySchema
         ? {
             requestBody: {
-              required: (args.required ?? []).includes(bodyArg!),
+              // Required when the operation needs it, or when it has fields a caller must send.
+              required: (args.required ?? []).includes(bodyArg!) || hasRequiredFields(bodySchema, args.$defs ?? {}),
               content: { 'application/json': { schema: restSchema(bodySchema), ...(example !== undefined ? { example: restExample(example) } : {}) } },
             },
           }
@@ -210,11 +270,20 @@ export function openApiDocument(compiled: CompiledRoute[]) {
       responses: {
         ...(answersError
           ? {}
-          : { [String(c.route.status ?? 200)]: { description: 'Success', content: { [mediaType]: { schema: success } } } }),
+          : {
+              [String(c.route.status ?? 200)]: {
+                description: 'Success',
+                content: isHandlerRoute(c.route) && c.route.answers ? Object.fromEntries(Object.entries(c.route.answers).map(([type, schema]) => [type, { schema }])) : { [mediaType]: { schema: success } },
+              },
+            }),
         ...errorResponses(codes),
       },
     };
   }
+
+  const webhooks = webhookEntries(compiled, objectComponent, components);
+  const tags = [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((o) => (o as { tags: string[] }).tags)))];
+  const groups = new Map(routeGroups.map((g) => [g.tag, g.description]));
 
   return {
     openapi: '3.1.0',
@@ -225,7 +294,108 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
+    tags: [
+      ...tags.map((name) => ({ name, description: groups.get(name) ?? `Routes under /v1/${name}.` })),
+      { name: 'webhooks', description: 'Events POSTed to your webhook endpoints (POST /v1/developers/webhooks), signed per Standard Webhooks.' },
+    ],
     paths,
+    webhooks,
     components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_{live|test}_{pk|sk}_… API key' } } },
   };
+}
+
+/**
+ * The `webhooks` section: one entry per event type of the catalogue, its payload the event
+ * envelope with `type` fixed and `data.object` the REST shape of the object it is about.
+ */
+function webhookEntries(compiled: CompiledRoute[], objectComponent: (type: GraphQLObjectType) => string, components: Record<string, Schema>) {
+  const schema = compiled[0]?.schema;
+  if (!schema) return {};
+  const typeOf = new Map<string, GraphQLObjectType>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isObjectType(type) && !type.name.startsWith('__')) typeOf.set(snake(type.name).replace(/^_/, ''), type);
+  }
+  components.EventRequest = {
+    type: 'object',
+    description: 'The API request that caused the event; both null when the platform caused it (a job, a processor, the clock).',
+    required: ['id', 'idempotency_key'],
+    properties: {
+      id: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The request id (req_...), as in the answer\'s Request-Id header.' },
+      idempotency_key: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The Idempotency-Key the request carried.' },
+    },
+  };
+  components.TestWebhookObject = {
+    type: 'object',
+    description: 'What a test send (POST /v1/test/webhooks/{endpoint_id}/send) carries in data.object instead of a real object.',
+    required: ['object', 'id', 'endpoint_id', 'test', 'livemode'],
+    properties: {
+      object: { type: 'string', const: 'test_webhook' },
+      id: { type: 'string' },
+      endpoint_id: { type: 'string' },
+      test: { type: 'boolean', const: true },
+      livemode: { type: 'boolean', const: false },
+    },
+  };
+  const entries: Record<string, unknown> = {};
+  for (const type of EVENT_TYPES) {
+    const { object, description } = EVENT_CATALOGUE[type];
+    const graphqlType = typeOf.get(object);
+    if (!graphqlType) throw new Error(`event ${type}: no GraphQL object type for its object '${object}'`);
+    const name = `${camel(type)}Event`;
+    const objectSchema = eventObjectComponent(objectComponent(graphqlType), EVENT_OBJECT_OMITS[object] ?? [], components);
+    components[name] = {
+      type: 'object',
+      description: `The \`${type}\` event: ${description}`,
+      required: ['id', 'object', 'type', 'api_version', 'created_at', 'livemode', 'data', 'request'],
+      properties: {
+        id: { type: 'string', description: 'The event id (evt_...); also the webhook-id header.' },
+        object: { type: 'string', const: 'event' },
+        type: { type: 'string', const: type },
+        api_version: { type: 'string', const: 'v1' },
+        created_at: { type: 'string', format: 'date-time', description: 'When the change that caused the event committed.' },
+        livemode: { type: 'boolean', description: 'The environment of the key (live or test) the change belongs to.' },
+        data: {
+          type: 'object',
+          required: ['object'],
+          properties: {
+            object: {
+              anyOf: [{ $ref: `#/components/schemas/${objectSchema}` }, { $ref: '#/components/schemas/TestWebhookObject' }],
+              description: `The ${object.replace(/_/g, ' ')} as the REST API shows it, after the change.`,
+            },
+          },
+        },
+        request: { $ref: '#/components/schemas/EventRequest' },
+      },
+    };
+    entries[type] = {
+      post: {
+        operationId: `webhook_${type.replace(/\./g, '_')}`,
+        tags: ['webhooks'],
+        summary: type,
+        description: `${description} Sent to every enabled endpoint subscribed to \`${type}\` or \`*\`; answer 2xx within the timeout, or it is retried.`,
+        parameters: WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: {
+          '2XX': { description: 'Received: no retry.' },
+          default: { description: 'Not received (any other status, a timeout or a network error): the delivery is retried with backoff.' },
+        },
+      },
+    };
+  }
+  return entries;
+}
+
+/** The component of an object as its events carry it: its REST shape less the fields events leave out. */
+function eventObjectComponent(component: string, omits: readonly string[], components: Record<string, Schema>): string {
+  if (!omits.length) return component;
+  const name = `${component}EventObject`;
+  if (components[name]) return name;
+  const shape = components[component] as { properties: Record<string, Schema>; required: string[]; description?: string };
+  components[name] = {
+    ...shape,
+    description: `${shape.description ?? component} As events carry it: without ${omits.map((f) => `\`${f}\``).join(', ')}.`,
+    properties: Object.fromEntries(Object.entries(shape.properties).filter(([field]) => !omits.includes(field))),
+    required: shape.required.filter((field) => !omits.includes(field)),
+  };
+  return name;
 }

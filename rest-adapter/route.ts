@@ -34,6 +34,8 @@ export interface HandlerRoute extends RouteBase {
   operation: Operation;
   /** The answer's media type, for the OpenAPI document. */
   produces: string;
+  /** The success answer's schema per media type, for the OpenAPI document (default: `produces`, a string). */
+  answers?: Record<string, Record<string, unknown>>;
   handler(context: { domain: DomainContext; request: Request; params: Record<string, string>; body: string }): Promise<Response>;
 }
 

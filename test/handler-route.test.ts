@@ -48,6 +48,13 @@ const csvRoutes: HandlerRoute[] = [
   },
   {
     method: 'POST', path: '/v1/imports/vehicles', operation: importVehicles, produces: 'application/json', stage: 'later_scope', status: 201,
+    answers: {
+      'application/json': {
+        type: 'object',
+        required: ['object', 'data'],
+        properties: { object: { const: 'list' }, data: { type: 'array', items: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } } } },
+      },
+    },
     async handler({ domain, body }) {
       const lines = body.trim().split('\n').map((l) => l.split(','));
       const made = await importVehicles.call(domain, { lines });

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createBusiness, type CreatedBusiness } from '../../src/platform/businesses.ts';
 import { buildApp, type App } from '../../src/server.ts';
 import type { RestRoute } from '../../rest-adapter/route.ts';
+import { checkerFor } from './openapi-check.ts';
 import { createTestPostgresDatabase } from './postgres.ts';
 
 export type Engine = 'pglite' | 'postgres';
@@ -59,9 +60,14 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
-/** A small REST client bound to one key, speaking real HTTP. */
+/**
+ * A small REST client bound to one key, speaking real HTTP. Every answer is checked against
+ * the OpenAPI document the service serves (test/support/openapi-check.ts): an answer its
+ * operation does not document fails the request.
+ */
 export function restClient(baseUrl: string, key: string | null) {
   async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    const checker = await checkerFor(baseUrl);
     const res = await fetch(baseUrl + path, {
       method,
       headers: {
@@ -78,6 +84,7 @@ export function restClient(baseUrl: string, key: string | null) {
     } catch {
       /* not JSON: keep the text */
     }
+    checker.check(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed, headers: res.headers };
   }
   return {

@@ -19,7 +19,7 @@ export const listBookings = defineOperation({
     ...createdFilters,
   }),
   errors: [],
-  example: { state: 'confirmed' },
+  example: { state: 'confirmed', vehicleId: 'veh_01jd3m4k5n6p7q8r9s0t1v2w3x', customerId: 'cus_01jd3m4k5n6p7q8r9s0t1v2w3x', startAtGte: '2027-03-01T00:00:00Z', startAtLt: '2027-04-01T00:00:00Z' },
   async run(ctx, args, { page, query }) {
     const p = pageQuery(page ?? {});
     const startAt = { ...(args.startAtGte ? { gte: args.startAtGte } : {}), ...(args.startAtLt ? { lt: args.startAtLt } : {}) };

@@ -12,7 +12,7 @@ export const listBookingCharges = defineOperation({
   access: { permission: 'charges:read' },
   args: z.object({ bookingId: id('The booking (bk_...).'), ...chargeFilters }),
   errors: [],
-  example: { bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' },
+  example: { bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x', state: 'pending', type: 'damage' },
   async run(ctx, args, { page, query }) {
     await assertBookingVisible(ctx, args.bookingId);
     const p = pageQuery(page ?? {});

@@ -12,7 +12,7 @@ export const listCustomerCharges = defineOperation({
   access: { permission: 'charges:read' },
   args: z.object({ customerId: id('The customer (cus_...).'), ...chargeFilters }),
   errors: [],
-  example: { customerId: 'cus_01jd3m4k5n6p7q8r9s0t1v2w3x' },
+  example: { customerId: 'cus_01jd3m4k5n6p7q8r9s0t1v2w3x', state: 'pending', type: 'damage' },
   async run(ctx, args, { page, query }) {
     await found(ctx.db.customer.findUnique({ where: { id: args.customerId }, select: { id: true } }), 'customer', args.customerId);
     const p = pageQuery(page ?? {});

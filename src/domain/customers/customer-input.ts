@@ -6,7 +6,7 @@ import { newMetadata } from '../shared/validation.ts';
 export const customerInput = z
   .object({
     name: z.string().trim().min(1).max(200).meta({ description: 'Full name.' }),
-    email: z.string().trim().email().max(320).nullish(),
+    email: z.string().trim().email().max(320).nullish().meta({ description: 'Email address; receipts and agreement links go there.' }),
     phone: z.string().trim().regex(/^\+?[0-9 ()-]{6,20}$/, 'expected a phone number').nullish().meta({ description: 'E.164 or local format, e.g. +1 512 555 0100.' }),
     metadata: newMetadata,
   })

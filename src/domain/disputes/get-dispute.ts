@@ -28,7 +28,7 @@ export const listDisputes = defineOperation({
     ...createdFilters,
   }),
   errors: [],
-  example: { state: 'open' },
+  example: { state: 'open', chargeId: 'chg_01jd3m4k5n6p7q8r9s0t1v2w3x', bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' },
   async run(ctx, filter, { page, query }) {
     const p = pageQuery(page ?? {});
     const where: Prisma.DisputeWhereInput = {

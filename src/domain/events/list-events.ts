@@ -18,7 +18,7 @@ export const listEvents = defineOperation({
     createdBefore: timestamp('Only events created before this time.').nullish(),
   }),
   errors: [],
-  example: { type: 'booking.created' },
+  example: { type: 'booking.created', bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x', createdAfter: '2026-11-01T00:00:00Z', createdBefore: '2026-12-01T00:00:00Z' },
   async run(ctx, filter, { page }) {
     const p = pageQuery(page ?? {});
     const where: Prisma.EventWhereInput = {

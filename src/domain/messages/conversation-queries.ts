@@ -21,7 +21,7 @@ export const listConversations = defineOperation({
     ...createdFilters,
   }),
   errors: [],
-  example: { channel: 'email' },
+  example: { channel: 'email', customerId: 'cus_01jd3m4k5n6p7q8r9s0t1v2w3x', bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' },
   async run(ctx, args, { page, query }) {
     const p = pageQuery(page ?? {});
     const where: Prisma.ConversationWhereInput = {

@@ -31,7 +31,7 @@ export const reportArgs = z.object({
 });
 export type ReportArgs = z.output<typeof reportArgs>;
 
-export const reportExample = { from: '2026-03-01T00:00:00Z', to: '2026-04-01T00:00:00Z', groupBy: 'week' } as const;
+export const reportExample = { from: '2026-03-01T00:00:00Z', to: '2026-04-01T00:00:00Z', groupBy: 'week', timezone: 'America/Chicago' } as const;
 
 /**
  * How a figure is counted and shown: `cents` and `count` are integers; `hours` (two

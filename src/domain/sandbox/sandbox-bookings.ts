@@ -40,7 +40,7 @@ const testBookingInput = z
     customer: customerInput.nullish(),
     startAt: timestamp('Default: the next minute an hour from now.').nullish(),
     endAt: timestamp('Default: three days after start_at.').nullish(),
-    unlimitedMiles: z.boolean().nullish(),
+    unlimitedMiles: z.boolean().nullish().meta({ description: 'Book with unlimited miles.' }),
   })
   .meta({ id: 'TestBookingInput', description: 'Everything is optional: a vehicle and a customer are made, and the period starts in about an hour for 3 days.' });
 

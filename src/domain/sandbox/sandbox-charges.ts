@@ -34,6 +34,7 @@ export const simulateDispute = chargeSimulationOperation({
   input: z
     .object({ reason: z.string().trim().min(1).max(500).nullish().meta({ description: "The customer's reason (default general)." }), metadata: metadata.nullish() })
     .meta({ id: 'TestDisputeInput' }),
+  inputExample: { reason: 'The scratch was there at pickup.' },
   async run(ctx, id, input) {
     return onCharge(ctx, id, (tx, origin, c) => openDispute(tx, origin, c, { reason: input?.reason ?? 'general', metadata: input?.metadata ?? {} }));
   },

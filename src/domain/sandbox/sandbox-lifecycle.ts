@@ -85,6 +85,7 @@ export const simulatePickup = bookingSimulationOperation({
   permission: 'pickup:write',
   errors: [BookingErrors.notReady],
   input: z.object({ mileageOut: odometer('Odometer at pickup.') }).meta({ id: 'TestPickupInput' }),
+  inputExample: { mileageOut: 12500 },
   run: async (ctx, id, input) =>
     bookingSimulation(
       await onBooking(ctx, id, (tx, origin, b) => bookingStep(tx, origin, b, 'start_rental', { mileageOut: input?.mileageOut ?? b.mileageOut, pickedUpAt: ctx.now() })),
@@ -106,5 +107,6 @@ export const simulateReturn = bookingSimulationOperation({
   description: 'the return is submitted for review; over-miles become a mileage charge.',
   permission: 'returns:write',
   input: z.object({ mileageIn: odometer('Odometer at return.') }).meta({ id: 'TestReturnInput' }),
+  inputExample: { mileageIn: 12980 },
   run: async (ctx, id, input) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => submitReturn(tx, origin, b, { mileageIn: input?.mileageIn }, ctx.now()))),
 });

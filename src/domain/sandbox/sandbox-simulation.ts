@@ -75,6 +75,8 @@ interface SimulationSpec<I extends z.ZodObject | null, R> {
   permission: Permission;
   /** The optional body (`input`). */
   input: I;
+  /** A typical body (domain names), for the OpenAPI document. */
+  inputExample?: I extends z.ZodObject ? z.input<I> : never;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   errors?: readonly ErrorEntry<any>[];
   run(ctx: DomainContext, id: string, input: I extends z.ZodObject ? z.output<I> | null | undefined : undefined): Promise<R>;
@@ -99,7 +101,7 @@ function simulation<I extends z.ZodObject | null, R>(key: 'bookingId' | 'chargeI
     access: { permission: spec.permission, sandbox: true },
     args,
     errors: [CommonErrors.invalidStateTransition, ...(spec.errors ?? [])],
-    example: { [key]: example },
+    example: { [key]: example, ...(spec.inputExample ? { input: spec.inputExample } : {}) },
     run: (ctx, parsed) => spec.run(ctx, (parsed as Record<string, string>)[key], (parsed as { input?: never }).input as never),
   }) as unknown as Operation;
 }

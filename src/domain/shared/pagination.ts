@@ -52,8 +52,8 @@ export function toPage<T>(rows: T[], query: { limit: number; fromEnd: boolean })
 
 /** The creation-time filters of every list (`created[gte]`, `created[lt]` over REST). */
 export const createdFilters = {
-  createdGte: timestamp('Only items created at or after this time.').nullish(),
-  createdLt: timestamp('Only items created before this time.').nullish(),
+  createdGte: timestamp('Only items created at or after this time.', '2026-11-01T00:00:00Z').nullish(),
+  createdLt: timestamp('Only items created before this time.', '2026-12-01T00:00:00Z').nullish(),
 };
 
 /** The `where` of createdFilters (empty when neither is given). */

@@ -74,11 +74,11 @@ export function parseTimestamp(value: string): Date | string {
 }
 
 /** ISO 8601 timestamp that must carry a UTC offset; parsed to a Date. */
-export const timestamp = (description?: string) =>
+export const timestamp = (description?: string, example?: string) =>
   z
     .string()
     .max(40)
-    .meta({ format: 'date-time', 'x-graphql': 'DateTime', ...(description ? { description } : {}) })
+    .meta({ format: 'date-time', 'x-graphql': 'DateTime', ...(description ? { description } : {}), ...(example ? { examples: [example] } : {}) })
     .transform((value, ctx) => {
       const parsed = parseTimestamp(value);
       if (typeof parsed === 'string') {

@@ -19,7 +19,7 @@ export const listTeamMembers = defineOperation({
     ...createdFilters,
   }),
   errors: [],
-  example: { role: 'admin' },
+  example: { role: 'admin', email: 'sam@example.com' },
   async run(ctx, filter, { page, query }) {
     const p = pageQuery(page ?? {});
     const where: Prisma.TeamMemberWhereInput = {

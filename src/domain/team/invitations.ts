@@ -31,7 +31,7 @@ export const listInvitations = defineOperation({
     ...createdFilters,
   }),
   errors: [],
-  example: { state: 'pending' },
+  example: { state: 'pending', email: 'sam@example.com' },
   async run(ctx, filter, { page, query }) {
     const p = pageQuery(page ?? {});
     const where: Prisma.InvitationWhereInput = {

@@ -9,9 +9,9 @@ import { currency, money, newMetadata } from '../shared/validation.ts';
 export const createVehicleInput = z
   .object({
     name: z.string().trim().min(1).max(200).meta({ description: 'Display name, e.g. "Toyota Corolla 2024".' }),
-    make: z.string().max(100).nullish(),
-    model: z.string().max(100).nullish(),
-    year: z.number().int().min(1900).max(2100).nullish(),
+    make: z.string().max(100).nullish().meta({ description: 'Manufacturer, e.g. Toyota.' }),
+    model: z.string().max(100).nullish().meta({ description: 'Model, e.g. Corolla.' }),
+    year: z.number().int().min(1900).max(2100).nullish().meta({ description: 'Model year.' }),
     currency: currency.nullish().meta({ description: "ISO 4217 code, lower case; defaults to the business's currency." }),
     dailyRateCents: money('Price of one rental day, in minor units.').refine((v) => v > 0, 'must be positive'),
     depositCents: money('Security deposit held apart from the rental total.').default(0),
@@ -19,11 +19,11 @@ export const createVehicleInput = z
     extraMileFeeCents: money('Fee per mile over the included miles.').default(0),
     unlimitedMilesDailyCents: money('Daily price of unlimited miles; absent when not offered.').nullish(),
     location: z.record(z.string(), z.unknown()).nullish().meta({ description: 'Where the vehicle is picked up, e.g. {"city": "Austin"}.' }),
-    deliveryOptions: z.array(z.record(z.string(), z.unknown())).max(20).default([]),
-    accessMethod: z.enum(['in_person', 'lockbox', 'keyless', 'remote_unlock']).default('in_person'),
-    minimumAge: z.number().int().min(16).max(99).default(21),
-    photos: z.array(z.object({ slot: z.string().max(40), url: z.string().url().max(2000) }).meta({ id: 'VehiclePhotoInput' })).max(50).default([]),
-    features: z.array(z.string().min(1).max(100)).max(50).default([]),
+    deliveryOptions: z.array(z.record(z.string(), z.unknown())).max(20).default([]).meta({ description: 'How the vehicle reaches the customer, with fees (none by default).' }),
+    accessMethod: z.enum(['in_person', 'lockbox', 'keyless', 'remote_unlock']).default('in_person').meta({ description: 'How the customer gets the keys (in_person by default).' }),
+    minimumAge: z.number().int().min(16).max(99).default(21).meta({ description: 'Youngest age a driver may be (21 by default).' }),
+    photos: z.array(z.object({ slot: z.string().max(40), url: z.string().url().max(2000) }).meta({ id: 'VehiclePhotoInput' })).max(50).default([]).meta({ description: 'Photos by slot (front, interior, ...), as https URLs.' }),
+    features: z.array(z.string().min(1).max(100)).max(50).default([]).meta({ description: 'Features shown to customers, e.g. bluetooth, child_seat.' }),
     metadata: newMetadata,
   })
   .meta({ id: 'CreateVehicleInput' });

@@ -9,10 +9,10 @@ import { presentVehicle } from './vehicle-state.ts';
 
 export const updateVehicleInput = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    make: z.string().max(100).nullish(),
-    model: z.string().max(100).nullish(),
-    year: z.number().int().min(1900).max(2100).nullish(),
+    name: z.string().trim().min(1).max(200).optional().meta({ description: 'Display name.' }),
+    make: z.string().max(100).nullish().meta({ description: 'Manufacturer; null clears it.' }),
+    model: z.string().max(100).nullish().meta({ description: 'Model; null clears it.' }),
+    year: z.number().int().min(1900).max(2100).nullish().meta({ description: 'Model year; null clears it.' }),
     dailyRateCents: money('Price of one rental day (the base rate), in minor units.').refine((v) => v > 0, 'must be positive').optional(),
     depositCents: money('Security deposit held apart from the rental total.').optional(),
     includedMiles: z.number().int().min(0).max(100_000).optional().meta({ description: 'Miles included per rental day.' }),
@@ -20,10 +20,10 @@ export const updateVehicleInput = z
     unlimitedMilesDailyCents: money('Daily price of unlimited miles; null stops offering it.').nullish(),
     location: z.record(z.string(), z.unknown()).nullish().meta({ description: 'Where the vehicle is picked up; null clears it.' }),
     deliveryOptions: deliveryOptionsInput.optional(),
-    accessMethod: z.enum(['in_person', 'lockbox', 'keyless', 'remote_unlock']).optional(),
-    minimumAge: z.number().int().min(16).max(99).optional(),
-    photos: z.array(z.object({ slot: z.string().max(40), url: z.string().url().max(2000) }).meta({ id: 'VehiclePhotoInput' })).max(50).optional(),
-    features: z.array(z.string().min(1).max(100)).max(50).optional(),
+    accessMethod: z.enum(['in_person', 'lockbox', 'keyless', 'remote_unlock']).optional().meta({ description: 'How the customer gets the keys.' }),
+    minimumAge: z.number().int().min(16).max(99).optional().meta({ description: 'Youngest age a driver may be.' }),
+    photos: z.array(z.object({ slot: z.string().max(40), url: z.string().url().max(2000) }).meta({ id: 'VehiclePhotoInput' })).max(50).optional().meta({ description: 'Photos by slot; they replace the current list.' }),
+    features: z.array(z.string().min(1).max(100)).max(50).optional().meta({ description: 'Features shown to customers; they replace the current list.' }),
     metadata: metadata.nullish(),
   })
   .meta({ id: 'UpdateVehicleInput', description: 'Only the fields sent change; null clears an optional field; a metadata key set to "" is removed.' });

@@ -14,7 +14,7 @@ export const listWebhookDeliveries = defineOperation({
   access: { permission: 'webhooks:read' },
   args: z.object({ endpointId: id('The endpoint (we_...).'), eventId: id('Only the attempts of this event (evt_...).').nullish() }),
   errors: [],
-  example: { endpointId: 'we_01jd3m4k5n6p7q8r9s0t1v2w3x' },
+  example: { endpointId: 'we_01jd3m4k5n6p7q8r9s0t1v2w3x', eventId: 'evt_01jd3m4k5n6p7q8r9s0t1v2w3x' },
   async run(ctx, args, { page }) {
     await found(ctx.db.webhookEndpoint.findUnique({ where: { id: args.endpointId }, select: { id: true } }), 'webhook endpoint', args.endpointId);
     const p = pageQuery(page ?? {});

@@ -44,8 +44,8 @@ export const createWebhookEndpoint = defineOperation({
       .object({
         url: endpointUrl,
         enabledEvents,
-        description: z.string().max(500).nullish(),
-        enabled: z.boolean().default(true),
+        description: z.string().max(500).nullish().meta({ description: 'A note for you (what the endpoint is for).' }),
+        enabled: z.boolean().default(true).meta({ description: 'Whether events are delivered (true by default).' }),
         metadata: newMetadata,
       })
       .meta({ id: 'CreateWebhookEndpointInput' }),
@@ -72,8 +72,8 @@ export const updateWebhookEndpoint = defineOperation({
       .object({
         url: endpointUrl.nullish(),
         enabledEvents: enabledEvents.nullish(),
-        description: z.string().max(500).nullish(),
-        enabled: z.boolean().nullish(),
+        description: z.string().max(500).nullish().meta({ description: 'A note for you (what the endpoint is for).' }),
+        enabled: z.boolean().nullish().meta({ description: 'false pauses deliveries; true resumes them.' }),
         metadata: metadata.nullish(),
       })
       .meta({ id: 'UpdateWebhookEndpointInput' })

@@ -1,0 +1,175 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+/*
+ * Every answer the end-to-end suites get over REST is checked against the OpenAPI document the
+ * service serves: the operation matched by method and path, the response of its status, the
+ * schema of that response (success or the error envelope) and, for an error, that its code is
+ * one the response lists. The REST helpers (app.ts's restClient) call `checkAnswer` after each
+ * request, so a mismatch fails the test that made the request.
+ */
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type Json = Record<string, any>;
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json> };
+  webhooks?: Record<string, Record<string, Json>>;
+}
+
+/** Paths outside the OpenAPI document on purpose: the edge's own steps (links a customer or a browser follows, health, docs). */
+const EDGE_PATHS: RegExp[] = [
+  /^\/health(\/|$)/,
+  /^\/graphql$/,
+  /^\/docs(\/|$)/,
+  /^\/v1\/openapi\.json$/,
+  /^\/v1\/agreements\/[^/]+\/sign$/,
+  /^\/v1\/team\/invitations\/[^/]+\/accept$/,
+  /^\/v1\/files\/[^/]+\/(upload|download)$/,
+  /^\/v1\/processor\/[^/]+\/webhook$/,
+];
+
+export interface AnswerStats {
+  /** Answers checked against the response schema of their operation. */
+  validated: number;
+  /** Error answers of a path no operation has (an unknown route), checked against the error envelope. */
+  unrouted: number;
+  /** Answers of the edge's own paths (EDGE_PATHS), outside the document. */
+  edge: number;
+}
+
+const stats: AnswerStats = { validated: 0, unrouted: 0, edge: 0 };
+
+/** How many answers this process has checked so far. */
+export const answerStats = (): AnswerStats => ({ ...stats });
+
+interface Matcher {
+  template: string;
+  method: string;
+  pattern: RegExp;
+  params: number;
+  operation: Json;
+}
+
+export class OpenApiChecker {
+  private readonly ajv: Ajv2020;
+  private readonly matchers: Matcher[];
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(readonly doc: OpenApiDocument) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema({ $id: 'openapi:doc', components: doc.components }, 'openapi:doc');
+    this.matchers = Object.entries(doc.paths)
+      .flatMap(([template, methods]) =>
+        Object.entries(methods).map(([method, operation]) => ({
+          template,
+          method: method.toUpperCase(),
+          pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
+          params: (template.match(/\{/g) ?? []).length,
+          operation,
+        })),
+      )
+      // A literal segment wins over a parameter (/v1/team/invitations before /v1/team/{member_id}).
+      .sort((a, b) => a.params - b.params);
+  }
+
+  /** The operation of a request, or null when no path of the document matches it. */
+  match(method: string, pathname: string): Matcher | null {
+    return this.matchers.find((m) => m.method === method.toUpperCase() && m.pattern.test(pathname)) ?? null;
+  }
+
+  /** A validator of a schema of the document (its $refs resolved against the components). */
+  validator(key: string, schema: Json): ValidateFunction {
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(rebase(schema));
+      this.validators.set(key, validate);
+    }
+    return validate;
+  }
+
+  /**
+   * Check one answer; throws an error naming the request, the status, what is wrong and the
+   * answer when it does not match the document.
+   */
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+    const pathname = new URL(url, 'http://x').pathname;
+    const where = `${method.toUpperCase()} ${pathname} → ${status}`;
+    const fail = (why: string): never => {
+      throw new Error(`OpenAPI check: ${where}: ${why}\nanswer: ${truncate(JSON.stringify(body))}`);
+    };
+    const matched = this.match(method, pathname);
+    if (!matched) {
+      if (EDGE_PATHS.some((p) => p.test(pathname))) {
+        stats.edge++;
+        return;
+      }
+      if (status < 400) fail('no operation of the OpenAPI document answers this method and path');
+      if (typeof body === 'object' && body !== null) this.validate('#error', { $ref: '#/components/schemas/Error' }, body, fail);
+      stats.unrouted++;
+      return;
+    }
+    const responses = matched.operation.responses as Record<string, Json>;
+    const response = responses[String(status)];
+    if (!response) fail(`the operation ${matched.operation.operationId} (${matched.method} ${matched.template}) documents no ${status} answer (documented: ${Object.keys(responses).join(', ')})`);
+    const media = Object.entries((response.content ?? {}) as Record<string, Json>);
+    if (!media.length) {
+      if (body !== '' && body !== undefined) fail('the document says this answer has no body');
+      stats.validated++;
+      return;
+    }
+    const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    const entry = media.find(([name]) => name === type) ?? (type === '' ? media[0] : undefined);
+    if (!entry) fail(`answered as ${type || 'no content type'}, documented as ${media.map(([name]) => name).join(', ')}`);
+    const [mediaType, content] = entry!;
+    if (mediaType === 'application/json') {
+      this.validate(`${matched.method} ${matched.template} ${status}`, content.schema, body, fail);
+      const code = (body as Json | null)?.error?.code;
+      const codes = response['x-error-codes'] as string[] | undefined;
+      if (status >= 400 && codes && !codes.includes(code)) fail(`the error code ${code} is not one the ${status} answer lists (${codes.join(', ')})`);
+    } else if (typeof body !== 'string') {
+      fail(`documented as ${mediaType}, answered JSON`);
+    }
+    stats.validated++;
+  }
+
+  private validate(key: string, schema: Json, body: unknown, fail: (why: string) => never) {
+    const validate = this.validator(key, schema);
+    if (!validate(body)) {
+      fail(
+        `the answer does not match its schema:\n${(validate.errors ?? [])
+          .slice(0, 8)
+          .map((e) => `  ${e.instancePath || '(root)'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''} [${e.schemaPath}]`)
+          .join('\n')}`,
+      );
+    }
+  }
+}
+
+/** The schema with its `#/components/...` references pointed at the document's components. */
+function rebase(schema: unknown): any {
+  if (Array.isArray(schema)) return schema.map(rebase);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi:doc${v}` : rebase(v)]));
+}
+
+const truncate = (text: string | undefined) => (text && text.length > 1500 ? `${text.slice(0, 1500)}…` : text);
+
+const checkers = new Map<string, Promise<OpenApiChecker>>();
+
+/** The checker of the service at `baseUrl`, from the document it serves (fetched once). */
+export function checkerFor(baseUrl: string): Promise<OpenApiChecker> {
+  let checker = checkers.get(baseUrl);
+  if (!checker) {
+    checker = fetch(`${baseUrl}/v1/openapi.json`).then(async (res) => {
+      if (res.status !== 200) throw new Error(`OpenAPI check: GET ${baseUrl}/v1/openapi.json answered ${res.status}`);
+      return new OpenApiChecker((await res.json()) as OpenApiDocument);
+    });
+    checker.catch(() => checkers.delete(baseUrl));
+    checkers.set(baseUrl, checker);
+  }
+  return checker;
+}
