@@ -1,5 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { compileRoutes } from '../../rest-adapter/adapter.ts';
+import { openApiDocument } from '../../rest-adapter/openapi.ts';
+import { routes } from '../../rest-adapter/routes/index.ts';
+import { schema } from '../../src/schema/index.ts';
 
 /*
  * Every answer the end-to-end suites get over REST is checked against the OpenAPI document the
@@ -38,9 +42,11 @@ export interface AnswerStats {
   unrouted: number;
   /** Answers of the edge's own paths (EDGE_PATHS), outside the document. */
   edge: number;
+  /** Webhook deliveries checked against the document's `webhooks` (test/support/receiver.ts). */
+  webhooks: number;
 }
 
-const stats: AnswerStats = { validated: 0, unrouted: 0, edge: 0 };
+const stats: AnswerStats = { validated: 0, unrouted: 0, edge: 0, webhooks: 0 };
 
 /** How many answers this process has checked so far. */
 export const answerStats = (): AnswerStats => ({ ...stats });
@@ -136,6 +142,22 @@ export class OpenApiChecker {
     stats.validated++;
   }
 
+  /**
+   * What is wrong with a webhook delivery (its signature headers, its event against the
+   * webhook of its type), or null.
+   */
+  webhookProblem(headers: Record<string, string | string[] | undefined>, body: unknown): string | null {
+    const type = (body as Json | null)?.type;
+    const hook = this.doc.webhooks?.[type]?.post;
+    if (!hook) return `OpenAPI check: a webhook of type ${type}, which the document's webhooks section lacks`;
+    for (const p of hook.parameters as Json[]) if (p.in === 'header' && p.required && !headers[p.name]) return `OpenAPI check: webhook ${type}: no ${p.name} header`;
+    const validate = this.validator(`webhook ${type}`, hook.requestBody.content['application/json'].schema);
+    stats.webhooks++;
+    if (validate(body)) return null;
+    const errors = (validate.errors ?? []).filter((e) => !e.schemaPath.includes('TestWebhookObject') || (body as Json).data?.object?.object === 'test_webhook');
+    return `OpenAPI check: webhook ${type} does not match its schema:\n${errors.slice(0, 8).map((e) => `  ${e.instancePath || '(root)'} ${e.message} [${e.schemaPath}]`).join('\n')}\nevent: ${truncate(JSON.stringify(body))}`;
+  }
+
   private validate(key: string, schema: Json, body: unknown, fail: (why: string) => never) {
     const validate = this.validator(key, schema);
     if (!validate(body)) {
@@ -172,4 +194,11 @@ export function checkerFor(baseUrl: string): Promise<OpenApiChecker> {
     checkers.set(baseUrl, checker);
   }
   return checker;
+}
+
+let local: OpenApiChecker | null = null;
+
+/** The checker of the document of the standard route table, made in this process (no server needed). */
+export function localChecker(): OpenApiChecker {
+  return (local ??= new OpenApiChecker(JSON.parse(JSON.stringify(openApiDocument(compileRoutes(schema, routes))))));
 }

@@ -1,15 +1,19 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { localChecker } from './openapi-check.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   json: any;
   at: number;
+  /** How the delivery disagrees with the OpenAPI document's webhooks section, if it does. */
+  problem?: string | null;
 }
 
 /**
- * A real webhook receiver on loopback. `answer` decides the status of each request (by its
+ * A real webhook receiver on loopback. Each delivery is checked against the OpenAPI
+ * document's webhooks section; `waitFor` fails on one that does not match. `answer` decides the status of each request (by its
  * 0-based arrival number); it may also return a promise to answer late.
  */
 export async function startReceiver(answer: (n: number, req: Received) => number | Promise<number> = () => 204) {
@@ -19,7 +23,8 @@ export async function startReceiver(answer: (n: number, req: Received) => number
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', async () => {
-      const entry: Received = { headers: req.headers, body, json: safeJson(body), at: Date.now() };
+      const json = safeJson(body);
+      const entry: Received = { headers: req.headers, body, json, at: Date.now(), problem: localChecker().webhookProblem(req.headers, json) };
       const n = received.length;
       received.push(entry);
       waiters.splice(0).forEach((w) => w());
@@ -36,7 +41,10 @@ export async function startReceiver(answer: (n: number, req: Received) => number
     /** Wait until `predicate` holds over what arrived, or fail after `timeoutMs`. */
     async waitFor(predicate: (all: Received[]) => boolean, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
-      while (!predicate(received)) {
+      for (;;) {
+        const wrong = received.find((r) => r.problem);
+        if (wrong) throw new Error(wrong.problem!);
+        if (predicate(received)) break;
         if (Date.now() > deadline) throw new Error(`receiver: condition not met in ${timeoutMs} ms; got ${received.length} requests: ${received.map((r) => r.json?.type).join(', ')}`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
