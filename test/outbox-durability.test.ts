@@ -290,8 +290,9 @@ describe('outbox durability: a destination that never answers', () => {
   });
 
   it('holds one lane of the worker, not the deliveries of other businesses while its answer is awaited', async () => {
-    const silent = await startReceiver(() => new Promise<number>(() => {}));
-    const healthy = await startReceiver();
+    // The events here are recorded by the test with placeholder objects, not made by the service.
+    const silent = await startReceiver(() => new Promise<number>(() => {}), { syntheticEvents: true });
+    const healthy = await startReceiver(undefined, { syntheticEvents: true });
     try {
       const other = await createBusiness(db.prisma, { name: 'Healthy Rentals' });
       for (const [owner, url] of [[business, silent.url], [other, healthy.url]] as const) {
