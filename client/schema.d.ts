@@ -5056,7 +5056,7 @@ export interface components {
             /** @description States the booking can move to now, every guard considered. */
             next_states: ("pending_payment" | "checkout_started" | "payment_pending" | "booked" | "confirmed" | "ready_for_pickup" | "active" | "late" | "return_in_review" | "completed" | "canceled" | "refunded" | "problem")[];
         };
-        /** @description The `booking.created` event: A booking was created (pending payment, holding its vehicle). */
+        /** @description The `booking.created` event. A booking was created (pending payment, holding its vehicle). */
         BookingCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5079,7 +5079,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `booking.checkout_started` event: A hosted checkout was started for the booking. */
+        /** @description The `booking.checkout_started` event. A hosted checkout was started for the booking. */
         BookingCheckoutStartedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5102,7 +5102,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `booking.confirmed` event: The booking is confirmed (paid and approved), or went back to confirmed when a readiness gate regressed or a problem was resolved. */
+        /** @description The `booking.confirmed` event. The booking is confirmed (paid and approved), or went back to confirmed when a readiness gate regressed or a problem was resolved. */
         BookingConfirmedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5125,7 +5125,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `booking.canceled` event: The booking was canceled, or its unpaid hold expired. */
+        /** @description The `booking.canceled` event. The booking was canceled, or its unpaid hold expired. */
         BookingCanceledEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5148,7 +5148,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `booking.problem` event: A problem was flagged on the booking. */
+        /** @description The `booking.problem` event. A problem was flagged on the booking. */
         BookingProblemEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5171,7 +5171,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `booking.updated` event: The booking was updated (metadata, customer details or period). */
+        /** @description The `booking.updated` event. The booking was updated (metadata, customer details or period). */
         BookingUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5194,7 +5194,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `booking.extended` event: The booking was extended to a later end. */
+        /** @description The `booking.extended` event. The booking was extended to a later end. */
         BookingExtendedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5217,7 +5217,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `payment.processing` event: The booking's payment was submitted and is processing. */
+        /** @description The `payment.processing` event. The booking's payment was submitted and is processing. */
         PaymentProcessingEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5240,7 +5240,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `payment.succeeded` event: The booking's payment succeeded. */
+        /** @description The `payment.succeeded` event. The booking's payment succeeded. */
         PaymentSucceededEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5263,7 +5263,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `payment.failed` event: The booking's payment failed. */
+        /** @description The `payment.failed` event. The booking's payment failed. */
         PaymentFailedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5286,7 +5286,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `payment.refunded` event: The payment was refunded, in full or in part. */
+        /** @description The `payment.refunded` event. The payment was refunded, in full or in part. */
         PaymentRefundedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5309,7 +5309,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `payment.refund_failed` event: A refund of the payment failed and was reversed. */
+        /** @description The `payment.refund_failed` event. A refund of the payment failed and was reversed. */
         PaymentRefundFailedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5354,7 +5354,7 @@ export interface components {
             /** @description The documents handed in, by kind and file id. */
             documents: components["schemas"]["IdentityDocument"][];
         };
-        /** @description The `identity.processing` event: An identity verification is processing its documents. */
+        /** @description The `identity.processing` event. An identity verification is processing its documents. */
         IdentityProcessingEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5377,7 +5377,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `identity.verified` event: The customer's identity was verified. */
+        /** @description The `identity.verified` event. The customer's identity was verified. */
         IdentityVerifiedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5400,7 +5400,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `identity.rejected` event: The customer's identity verification was rejected. */
+        /** @description The `identity.rejected` event. The customer's identity verification was rejected. */
         IdentityRejectedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5449,7 +5449,7 @@ export interface components {
             /** @description Null until signed. */
             signer: components["schemas"]["AgreementSigner"] | null;
         };
-        /** @description The `agreement.created` event: A rental agreement was created (or its document replaced). */
+        /** @description The `agreement.created` event. A rental agreement was created (or its document replaced). */
         AgreementCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5472,7 +5472,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `agreement.sent` event: The agreement was sent to the customer for signature. */
+        /** @description The `agreement.sent` event. The agreement was sent to the customer for signature. */
         AgreementSentEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5495,7 +5495,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `agreement.signed` event: The customer signed the agreement. */
+        /** @description The `agreement.signed` event. The customer signed the agreement. */
         AgreementSignedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5518,7 +5518,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `insurance.submitted` event: Proof of insurance was submitted (or submitted again). */
+        /** @description The `insurance.submitted` event. Proof of insurance was submitted (or submitted again). */
         InsuranceSubmittedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5541,7 +5541,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `insurance.approved` event: The submitted insurance was approved. */
+        /** @description The `insurance.approved` event. The submitted insurance was approved. */
         InsuranceApprovedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5564,7 +5564,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `insurance.rejected` event: The submitted insurance was rejected. */
+        /** @description The `insurance.rejected` event. The submitted insurance was rejected. */
         InsuranceRejectedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5587,7 +5587,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `deposit.secured` event: The security deposit was secured (held on the card). */
+        /** @description The `deposit.secured` event. The security deposit was secured (held on the card). */
         DepositSecuredEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5610,7 +5610,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `deposit.released` event: The security deposit was released. */
+        /** @description The `deposit.released` event. The security deposit was released. */
         DepositReleasedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5633,7 +5633,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `deposit.captured` event: The security deposit was captured, in full or in part. */
+        /** @description The `deposit.captured` event. The security deposit was captured, in full or in part. */
         DepositCapturedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5656,7 +5656,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `deposit.capture_failed` event: A capture of the security deposit failed and was reversed. */
+        /** @description The `deposit.capture_failed` event. A capture of the security deposit failed and was reversed. */
         DepositCaptureFailedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5679,7 +5679,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `pickup.ready` event: Every readiness gate is met: the booking is ready for pickup. */
+        /** @description The `pickup.ready` event. Every readiness gate is met: the booking is ready for pickup. */
         PickupReadyEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5702,7 +5702,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `rental.started` event: The vehicle was picked up: the rental is active. */
+        /** @description The `rental.started` event. The vehicle was picked up: the rental is active. */
         RentalStartedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5725,7 +5725,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `rental.late` event: The rental is still out past its end and the grace period. */
+        /** @description The `rental.late` event. The rental is still out past its end and the grace period. */
         RentalLateEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5748,7 +5748,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `return.submitted` event: The return was submitted and awaits review. */
+        /** @description The `return.submitted` event. The return was submitted and awaits review. */
         ReturnSubmittedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5771,7 +5771,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `rental.completed` event: The return was completed: the rental is over. */
+        /** @description The `rental.completed` event. The return was completed: the rental is over. */
         RentalCompletedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5794,7 +5794,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `charge.created` event: A post-trip charge was created. */
+        /** @description The `charge.created` event. A post-trip charge was created. */
         ChargeCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5817,7 +5817,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `charge.succeeded` event: A charge was collected. */
+        /** @description The `charge.succeeded` event. A charge was collected. */
         ChargeSucceededEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5840,7 +5840,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `charge.failed` event: Collecting a charge failed. */
+        /** @description The `charge.failed` event. Collecting a charge failed. */
         ChargeFailedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5863,7 +5863,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `charge.waived` event: A charge was waived. */
+        /** @description The `charge.waived` event. A charge was waived. */
         ChargeWaivedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5886,7 +5886,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `dispute.created` event: The customer disputed a charge. */
+        /** @description The `dispute.created` event. The customer disputed a charge. */
         DisputeCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5909,7 +5909,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `dispute.updated` event: A dispute went under review or got evidence. */
+        /** @description The `dispute.updated` event. A dispute went under review or got evidence. */
         DisputeUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5932,7 +5932,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `dispute.approved` event: A dispute was approved (decided in the customer's favor). */
+        /** @description The `dispute.approved` event. A dispute was approved (decided in the customer's favor). */
         DisputeApprovedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5955,7 +5955,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `dispute.closed` event: A dispute was closed (the charge stands). */
+        /** @description The `dispute.closed` event. A dispute was closed (the charge stands). */
         DisputeClosedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -5978,7 +5978,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `domain.created` event: A custom domain was added; it awaits DNS verification. */
+        /** @description The `domain.created` event. A custom domain was added; it awaits DNS verification. */
         DomainCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6001,7 +6001,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `domain.verified` event: A custom domain's DNS record was verified. */
+        /** @description The `domain.verified` event. A custom domain's DNS record was verified. */
         DomainVerifiedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6024,7 +6024,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `message.created` event: A message to (or from) a customer was created. */
+        /** @description The `message.created` event. A message to (or from) a customer was created. */
         MessageCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6047,7 +6047,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `message.sent` event: A message was delivered to its channel. */
+        /** @description The `message.sent` event. A message was delivered to its channel. */
         MessageSentEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6070,7 +6070,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `message.failed` event: A message could not be delivered. */
+        /** @description The `message.failed` event. A message could not be delivered. */
         MessageFailedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6093,7 +6093,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `delivery.retrying` event: A webhook delivery failed and will be retried. */
+        /** @description The `delivery.retrying` event. A webhook delivery failed and will be retried. */
         DeliveryRetryingEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6116,7 +6116,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `team_member.created` event: Someone joined the team (an invitation was accepted). */
+        /** @description The `team_member.created` event. Someone joined the team (an invitation was accepted). */
         TeamMemberCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6139,7 +6139,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `team_member.updated` event: A team member's role or permissions changed. */
+        /** @description The `team_member.updated` event. A team member's role or permissions changed. */
         TeamMemberUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6162,7 +6162,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `team_member.removed` event: A team member was removed. */
+        /** @description The `team_member.removed` event. A team member was removed. */
         TeamMemberRemovedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6185,7 +6185,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `invitation.created` event: Someone was invited to the team. */
+        /** @description The `invitation.created` event. Someone was invited to the team. */
         InvitationCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6208,7 +6208,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `invitation.revoked` event: An invitation was revoked. */
+        /** @description The `invitation.revoked` event. An invitation was revoked. */
         InvitationRevokedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6231,7 +6231,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `vehicle.updated` event: A vehicle or its pricing was updated. */
+        /** @description The `vehicle.updated` event. A vehicle or its pricing was updated. */
         VehicleUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6254,7 +6254,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `vehicle.archived` event: A vehicle was archived. */
+        /** @description The `vehicle.archived` event. A vehicle was archived. */
         VehicleArchivedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6277,7 +6277,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `customer.created` event: A customer was created. */
+        /** @description The `customer.created` event. A customer was created. */
         CustomerCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6300,7 +6300,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `business.updated` event: The business (name, contacts, address, time zone) was updated. */
+        /** @description The `business.updated` event. The business (name, contacts, address, time zone) was updated. */
         BusinessUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6323,7 +6323,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `business.settings_updated` event: The business's rental settings were updated. */
+        /** @description The `business.settings_updated` event. The business's rental settings were updated. */
         BusinessSettingsUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6346,7 +6346,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `website.updated` event: The customer-facing website was updated. */
+        /** @description The `website.updated` event. The customer-facing website was updated. */
         WebsiteUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;
@@ -6369,7 +6369,7 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
-        /** @description The `branding.updated` event: The website's branding was updated. */
+        /** @description The `branding.updated` event. The website's branding was updated. */
         BrandingUpdatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
             id: string;

@@ -345,7 +345,7 @@ function webhookEntries(compiled: CompiledRoute[], objectComponent: (type: Graph
     const objectSchema = eventObjectComponent(objectComponent(graphqlType), EVENT_OBJECT_OMITS[object] ?? [], components);
     components[name] = {
       type: 'object',
-      description: `The \`${type}\` event: ${description}`,
+      description: `The \`${type}\` event. ${description}`,
       required: ['id', 'object', 'type', 'api_version', 'created_at', 'livemode', 'data', 'request'],
       properties: {
         id: { type: 'string', description: 'The event id (evt_...); also the webhook-id header.' },
