@@ -5016,46 +5016,6 @@ export interface components {
             /** @constant */
             livemode: false;
         };
-        /** @description The central rental object: customer, vehicle, period, price snapshot, gates and lifecycle state. As events carry it: without `day_rates`. */
-        BookingEventObject: {
-            /** @constant */
-            object: "booking";
-            id: string;
-            livemode: boolean;
-            /** @enum {string} */
-            state: "pending_payment" | "checkout_started" | "payment_pending" | "booked" | "confirmed" | "ready_for_pickup" | "active" | "late" | "return_in_review" | "completed" | "canceled" | "refunded" | "problem";
-            vehicle_id: string;
-            customer_id: string;
-            quote_id: string | null;
-            /** Format: date-time */
-            start_at: string;
-            /** Format: date-time */
-            end_at: string;
-            unlimited_miles: boolean;
-            days: number;
-            currency: string;
-            daily_rate_cents: number;
-            rental_cents: number;
-            unlimited_miles_fee_cents: number;
-            delivery_fee_cents: number;
-            deposit_cents: number;
-            /** @description Total for the period; null with unlimited miles. */
-            included_miles: number | null;
-            extra_mile_fee_cents: number;
-            total_cents: number;
-            /** @description Until then a pending_payment booking holds its vehicle. */
-            hold_expires_at: string | null;
-            canceled_at: string | null;
-            cancellation_reason: string | null;
-            mileage_out: number | null;
-            mileage_in: number | null;
-            metadata: unknown;
-            /** Format: date-time */
-            created_at: string;
-            gates: components["schemas"]["BookingGates"];
-            /** @description States the booking can move to now, every guard considered. */
-            next_states: ("pending_payment" | "checkout_started" | "payment_pending" | "booked" | "confirmed" | "ready_for_pickup" | "active" | "late" | "return_in_review" | "completed" | "canceled" | "refunded" | "problem")[];
-        };
         /** @description The `booking.created` event. A booking was created (pending payment, holding its vehicle). */
         BookingCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
@@ -5075,7 +5035,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5098,7 +5058,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5121,7 +5081,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5144,7 +5104,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5167,7 +5127,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5190,7 +5150,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5213,7 +5173,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5236,7 +5196,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5259,7 +5219,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5282,7 +5242,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5698,7 +5658,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5721,7 +5681,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5744,7 +5704,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5767,7 +5727,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -5790,7 +5750,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The booking as the REST API shows it, after the change. */
-                object: components["schemas"]["BookingEventObject"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };

@@ -301,6 +301,9 @@ describe.each(ENGINES)('fleet on %s', (engine) => {
       expect(direct.body).toMatchObject({ rental_cents: rental, total_cents: rental, daily_rate_cents: 4900 });
       expect(direct.body.day_rates).toEqual(expectedDays);
       expect((await api.get(`/v1/bookings/${direct.body.id}`)).body.day_rates).toEqual(expectedDays);
+      // Its event carries the same days as the REST answer.
+      const created = (await api.get(`/v1/events?type=booking.created&booking_id=${direct.body.id}`)).body.data[0];
+      expect(created.data.object.day_rates).toEqual(expectedDays);
       const payment = (await api.get(`/v1/bookings/${direct.body.id}/payment`)).body;
       expect(payment.amount_cents).toBe(rental);
     });

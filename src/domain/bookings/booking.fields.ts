@@ -1,5 +1,6 @@
 import type { PublicFields } from '../shared/presenter.ts';
 import { present } from '../shared/presenter.ts';
+import { storedDayRates } from '../quotes/day-rates.ts';
 import { GATE_NAMES, nextStates, type BookingFacts } from './booking-state.ts';
 
 export const BOOKING_FIELDS: PublicFields = {
@@ -36,6 +37,8 @@ export function bookingGates(b: BookingFacts) {
   return Object.fromEntries(GATE_NAMES.map((g) => [g, b[`${g}Gate` as const]])) as Record<(typeof GATE_NAMES)[number], string>;
 }
 
+/** A booking as its events carry it: the REST shape, its day rates included. */
 export function presentBooking(row: BookingFacts & Record<string, unknown>) {
-  return present('booking', BOOKING_FIELDS, row, { gates: bookingGates(row), next_states: nextStates(row) });
+  const dayRates = storedDayRates(row.dayRates).map((d) => ({ date: d.date, rule: d.rule, rate_cents: d.rate_cents, season: d.season ?? null }));
+  return present('booking', BOOKING_FIELDS, row, { day_rates: dayRates, gates: bookingGates(row), next_states: nextStates(row) });
 }

@@ -89,12 +89,10 @@ export const EVENT_CATALOGUE: Record<EventType, { object: string; description: s
 };
 
 /**
- * Fields of an object's REST shape that its events leave out: one-time secrets and links
- * (handed only to the caller that asked for them, never to webhooks) and the booking's day
- * rates (read from the price snapshot when a booking is read, not kept with the event).
+ * Fields of an object's REST shape that its events leave out: one-time secrets and links,
+ * handed only to the caller that asked for them, never to webhooks.
  */
 export const EVENT_OBJECT_OMITS: Readonly<Record<string, readonly string[]>> = {
-  booking: ['day_rates'],
   identity_verification: ['client_secret'],
   agreement: ['signing_url', 'signing_url_expires_at', 'message_id'],
 };
