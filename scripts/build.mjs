@@ -1,9 +1,15 @@
 // Bundles the service's own TypeScript into dist/ for `npm start` (run by `prestart`, in a
 // fraction of a second): started as plain JavaScript, the server loads in one file instead of
 // through a TypeScript loader module by module. Packages stay in node_modules.
+//
+// Two `npm start`s at the same moment (two test files starting the server) both build: each
+// output is written to a file of its own and renamed over the old one, so a server never loads
+// a half-written bundle; an output whose content is unchanged is not written at all.
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { build } from 'esbuild';
 
-await build({
+const { outputFiles } = await build({
   entryPoints: { main: 'src/main.ts', worker: 'src/worker.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
@@ -14,4 +20,21 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
+  write: false,
 });
+
+// Source maps first, so that a bundle renamed into place finds the map it names.
+const ordered = [...outputFiles].sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')));
+for (const file of ordered) {
+  const current = await readFile(file.path).catch(() => null);
+  if (current && Buffer.compare(current, file.contents) === 0) continue;
+  await mkdir(path.dirname(file.path), { recursive: true });
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, file.contents);
+    await rename(temporary, file.path); // atomic on one file system: the old bundle or the new one
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+}
