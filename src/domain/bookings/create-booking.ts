@@ -4,7 +4,7 @@ import { isExclusionViolation, isInactiveVehicleViolation } from '../../db/datab
 import { loadSettings } from '../business/business-settings.ts';
 import { customerInput, insertCustomer } from '../customers/customer-input.ts';
 import { originOf, recordEvent } from '../events/event.service.ts';
-import { priceOrReject, pricingTimeZone } from '../quotes/price-vehicle.ts';
+import { priceOrReject } from '../quotes/price-vehicle.ts';
 import { QuoteErrors } from '../quotes/quote.errors.ts';
 import { CommonErrors, validationError } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
@@ -42,8 +42,9 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
   const now = ctx.now();
   const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId } }), 'vehicle', input.vehicleId, 'vehicle_id');
   if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
-  const price = await bookingPrice(ctx, input, vehicle, now);
-  const { settings } = await loadSettings(ctx);
+  // The settings and the time zone that prices the days: one read of the business.
+  const { settings, timeZone } = await loadSettings(ctx);
+  const price = await bookingPrice(ctx, input, vehicle, now, timeZone);
 
   // An existing customer is the caller's (a row's owner never changes, so this holds in the transaction too).
   if (input.customerId) await found(ctx.db.customer.findUnique({ where: { id: input.customerId }, select: { id: true } }), 'customer', input.customerId, 'customer_id');
@@ -95,8 +96,8 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
 }
 
 /** An unexpired quote for the same vehicle and period keeps its price; otherwise price now. */
-async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: Vehicle, now: Date) {
-  if (!input.quoteId) return priceOrReject(vehicle, input, input.unlimitedMiles, { timeZone: await pricingTimeZone(ctx) });
+async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: Vehicle, now: Date, timeZone: string) {
+  if (!input.quoteId) return priceOrReject(vehicle, input, input.unlimitedMiles, { timeZone });
   const quote = await found(ctx.db.quote.findUnique({ where: { id: input.quoteId } }), 'quote', input.quoteId, 'quote_id');
   const same =
     quote.vehicleId === input.vehicleId &&

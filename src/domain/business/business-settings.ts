@@ -58,8 +58,15 @@ export async function settingsOf(db: Pick<Db, 'business'>, businessId: string, l
   return readSettings(livemode ? business?.settings : business?.sandboxSettings);
 }
 
-/** The calling business's rental settings in the caller's environment (defaults filled in) and currency. */
+/**
+ * The calling business's rental settings in the caller's environment (defaults filled in),
+ * currency and time zone (which dates rental days for weekend and seasonal rates), in one
+ * read of the environment's own settings column.
+ */
 export async function loadSettings(ctx: DomainContext) {
-  const business = await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { settings: true, sandboxSettings: true, currency: true } });
-  return { settings: readSettings(ctx.tenant.livemode ? business?.settings : business?.sandboxSettings), currency: business?.currency ?? 'usd' };
+  const column = settingsColumn(ctx.tenant.livemode);
+  const business = (await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { [column]: true, currency: true, timezone: true } })) as
+    | ({ currency: string; timezone: string } & Partial<Record<typeof column, unknown>>)
+    | null;
+  return { settings: readSettings(business?.[column]), currency: business?.currency ?? 'usd', timeZone: business?.timezone ?? 'UTC' };
 }
