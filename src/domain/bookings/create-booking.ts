@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Booking, Vehicle } from '../../generated/prisma/client.ts';
+import type { Booking } from '../../generated/prisma/client.ts';
 import { isExclusionViolation, isInactiveVehicleViolation } from '../../db/database-errors.ts';
 import { loadSettings } from '../business/business-settings.ts';
 import { customerInput, insertCustomer } from '../customers/customer-input.ts';
 import { originOf, recordEvent } from '../events/event.service.ts';
 import { priceOrReject } from '../quotes/price-vehicle.ts';
+import { PRICED_FIELDS, type PricedVehicle } from '../quotes/pricing.ts';
 import { QuoteErrors } from '../quotes/quote.errors.ts';
 import { CommonErrors, validationError } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
@@ -40,7 +41,8 @@ export type BookingValues = z.output<typeof createBookingInput>;
 export async function insertBooking(ctx: DomainContext, input: BookingValues, query: PrismaQuery = {}) {
   assertNotInPast(ctx, input.startAt);
   const now = ctx.now();
-  const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId } }), 'vehicle', input.vehicleId, 'vehicle_id');
+  // What the booking needs of its vehicle: its status and what prices it.
+  const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId }, select: { id: true, status: true, ...PRICED_FIELDS } }), 'vehicle', input.vehicleId, 'vehicle_id');
   if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
   // The settings and the time zone that prices the days: one read of the business.
   const { settings, timeZone } = await loadSettings(ctx);
@@ -96,7 +98,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
 }
 
 /** An unexpired quote for the same vehicle and period keeps its price; otherwise price now. */
-async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: Vehicle, now: Date, timeZone: string) {
+async function bookingPrice(ctx: DomainContext, input: BookingValues, vehicle: PricedVehicle, now: Date, timeZone: string) {
   if (!input.quoteId) return priceOrReject(vehicle, input, input.unlimitedMiles, { timeZone });
   const quote = await found(ctx.db.quote.findUnique({ where: { id: input.quoteId } }), 'quote', input.quoteId, 'quote_id');
   const same =

@@ -22,6 +22,12 @@ export interface PricedVehicle {
   seasonalRates?: unknown;
 }
 
+/** The columns of a vehicle that pricing reads: a `select` of them reads nothing else. */
+export const PRICED_FIELDS = {
+  currency: true, dailyRateCents: true, depositCents: true, includedMiles: true, extraMileFeeCents: true,
+  unlimitedMilesDailyCents: true, weekendRateCents: true, weekendDays: true, seasonalRates: true,
+} as const satisfies Record<keyof PricedVehicle, true>;
+
 export type DayRule = 'seasonal' | 'weekend' | 'base';
 
 /** The price of one rental day and the rule that set it. */
