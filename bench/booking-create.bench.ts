@@ -6,6 +6,11 @@
 // Every request books a period no other request books (vehicle and week from a counter), so
 // every answer must be 201; each side books its own half of the fleet.
 //
+// Before the load, each side answers BENCH_STATEMENT_REQUESTS (100) bookings one at a time,
+// after as many to warm up, through a proxy that counts the SQL statements and transactions
+// they cost, and the server's CPU time for them (figures that a loaded machine blurs far less
+// than throughput); BENCH_SHOW_SQL=1 prints the statements of one booking.
+//
 // Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10), BENCH_ROUNDS (1),
 //      BENCH_VEHICLES (400), BENCH_CPU_PROF (a directory for the children's CPU profiles),
 //      TEST_POSTGRES_URL, DATABASE_POOL_SIZE.
@@ -14,7 +19,8 @@ import { newId } from '../src/domain/shared/ids.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
-import { compareLoad, runBench, watchdog } from './harness.ts';
+import { compareLoad, cpuSeconds, runBench, startServer, watchdog } from './harness.ts';
+import { startStatementCounter, transactionsOf } from './pg-statement-counter.ts';
 import { reportResult } from './result.ts';
 
 const SECONDS = envInt('BENCH_SECONDS', 10);
@@ -22,6 +28,7 @@ const WARMUP = envInt('BENCH_WARMUP_SECONDS', 2);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10);
 const ROUNDS = envInt('BENCH_ROUNDS', 1);
 const VEHICLES = envInt('BENCH_VEHICLES', 400);
+const STATEMENT_REQUESTS = envInt('BENCH_STATEMENT_REQUESTS', 100);
 const SCRIPTS = { project: 'serve-app.ts', baseline: 'serve-bare-booking.ts' } as const;
 const DAY = 86_400_000;
 
@@ -64,6 +71,47 @@ runBench(async () => {
       return JSON.stringify({ vehicle_id: vehicle, customer_id: customerId, start_at: new Date(from).toISOString(), end_at: new Date(from + 3 * DAY).toISOString() });
     };
 
+    const sides = ['project', 'baseline'] as const;
+    const post = async (baseUrl: string, side: 'project' | 'baseline') => {
+      const res = await fetch(`${baseUrl}/v1/bookings`, { method: 'POST', headers, body: bodyOf(side) });
+      const body = (await res.json()) as Record<string, unknown>;
+      if (res.status !== 201 || body.state !== 'pending_payment' || body.total_cents !== 3 * 8900) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body)} instead of the booking`);
+    };
+
+    // SQL per booking, one booking at a time (the background work it causes included: the event relay's claim).
+    const pgPort = Number(new URL(database.url).port || 5432);
+    const perRequest: Record<string, { statements: number; transactions: number; cpuUs: number }> = {};
+    for (const side of sides) {
+      const proxy = await startStatementCounter({ host: '127.0.0.1', port: pgPort });
+      const server = await startServer(side, SCRIPTS[side], Object.assign(new URL(database.url), { port: String(proxy.port) }).toString(), { env: { WEBHOOK_WORKER: 'off' } });
+      const baseUrl = `http://127.0.0.1:${server.port}`;
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+      try {
+        for (let i = 0; i < STATEMENT_REQUESTS; i++) await post(baseUrl, side);
+        await settle();
+        if (process.env.BENCH_SHOW_SQL) {
+          proxy.reset();
+          await post(baseUrl, side);
+          await settle();
+          console.log(`${side}: the statements of one booking`);
+          for (const text of proxy.texts()) console.log(`  ${text.replace(/\s+/g, ' ').slice(0, 160)}`);
+        }
+        proxy.reset();
+        const cpuBefore = await cpuSeconds(server.pid);
+        for (let i = 0; i < STATEMENT_REQUESTS; i++) await post(baseUrl, side);
+        await settle();
+        const cpuUs = ((await cpuSeconds(server.pid)) - cpuBefore) * 1e6;
+        perRequest[side] = { statements: proxy.count() / STATEMENT_REQUESTS, transactions: transactionsOf(proxy) / STATEMENT_REQUESTS, cpuUs: cpuUs / STATEMENT_REQUESTS };
+      } finally {
+        await server.stop();
+        await proxy.close();
+      }
+    }
+    for (const side of sides) {
+      const f = perRequest[side];
+      console.log(`${side.padEnd(8)}: ${f.statements.toFixed(2)} SQL statements, ${f.transactions.toFixed(2)} transactions, ${f.cpuUs.toFixed(0)} µs CPU per booking (${STATEMENT_REQUESTS} bookings one at a time)`);
+    }
+
     const { project: p, baseline: b } = await compareLoad(
       `bench: POST /v1/bookings, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, ${ROUNDS} round(s), ${VEHICLES} vehicles, 2 webhook endpoints, pool ${process.env.DATABASE_POOL_SIZE ?? 20}`,
       ROUNDS,
@@ -76,11 +124,8 @@ runBench(async () => {
         connections: CONNECTIONS,
         cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
         env: { WEBHOOK_WORKER: 'off' },
-        async probe(baseUrl) {
-          const res = await fetch(`${baseUrl}/v1/bookings`, { method: 'POST', headers, body: bodyOf(side) });
-          const body = (await res.json()) as Record<string, unknown>;
-          if (res.status !== 201 || body.state !== 'pending_payment' || body.total_cents !== 3 * 8900) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body)} instead of the booking`);
-        },
+        probe: (baseUrl) => post(baseUrl, side),
+        sent: () => counters[side],
         load: (baseUrl) => ({ url: baseUrl, requests: [{ method: 'POST', path: '/v1/bookings', headers, setupRequest: (req) => ({ ...req, body: bodyOf(side) }) }] }),
       }),
     );

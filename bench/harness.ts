@@ -165,11 +165,17 @@ export interface LoadRun {
   probe(baseUrl: string): Promise<void>;
   /** The load: autocannon's options for this server. */
   load(baseUrl: string): Omit<LoadOptions, 'duration' | 'connections'>;
+  /**
+   * Requests made so far (a running count), where the load counts them: the server also
+   * completes those still in flight when a run stops, which autocannon does not count.
+   */
+  sent?: () => number;
 }
 
 /** Start the server, probe it, warm it up, then load it for `seconds` and take its figures. */
 export async function measureLoad(run: LoadRun): Promise<LoadFigures> {
   const xactsBefore = await committedTransactions(run.databaseUrl);
+  const sentBefore = run.sent?.() ?? 0;
   const server = await startServer(run.label, run.script, run.databaseUrl, { cpuProfDir: run.cpuProfDir, env: run.env });
   let figures: Omit<LoadFigures, 'xactsPerRequest'>;
   let requests = 0;
@@ -180,7 +186,7 @@ export async function measureLoad(run: LoadRun): Promise<LoadFigures> {
     const cpuBefore = await cpuSeconds(server.pid);
     const r = await autocannon({ ...run.load(baseUrl), connections: run.connections, duration: run.seconds });
     const cpu = (await cpuSeconds(server.pid)) - cpuBefore;
-    requests = 1 + warm.requests.total + r.requests.total;
+    requests = run.sent ? run.sent() - sentBefore : 1 + warm.requests.total + r.requests.total;
     figures = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, cpuUsPerRequest: (cpu * 1e6) / r.requests.total };
   } finally {
     await server.stop();

@@ -12,6 +12,8 @@ export interface StatementCounter {
   count(): number;
   /** SQL texts seen since the last reset (Parse and Query messages, in order). */
   texts(): string[];
+  /** The client connection (numbered from 0) each of `texts()` was sent on. */
+  connections(): number[];
   /** Milliseconds PostgreSQL spent on them (request sent -> ReadyForQuery), summed over connections. */
   busyMs(): number;
   reset(): void;
@@ -21,10 +23,13 @@ export interface StatementCounter {
 export async function startStatementCounter(target: { host: string; port: number }): Promise<StatementCounter> {
   let statements = 0;
   let sql: string[] = [];
+  let sqlConnections: number[] = [];
+  let connectionCount = 0;
   let busy = 0;
   const sockets = new Set<net.Socket>();
 
   const server = net.createServer((client) => {
+    const connection = connectionCount++;
     const upstream = net.connect(target.port, target.host);
     sockets.add(client).add(upstream);
     let buffer: Buffer = Buffer.alloc(0);
@@ -54,12 +59,14 @@ export async function startStatementCounter(target: { host: string; port: number
         if (type === 'Q') {
           statements++;
           sql.push(body.toString('utf8', 0, Math.max(0, body.indexOf(0))));
+          sqlConnections.push(connection);
         } else if (type === 'E') {
           statements++;
         } else if (type === 'P') {
           const nameEnd = body.indexOf(0);
           const queryEnd = body.indexOf(0, nameEnd + 1);
           sql.push(body.toString('utf8', nameEnd + 1, queryEnd));
+          sqlConnections.push(connection);
         }
         buffer = buffer.subarray(1 + length);
       }
@@ -93,10 +100,12 @@ export async function startStatementCounter(target: { host: string; port: number
     port: address.port,
     count: () => statements,
     texts: () => [...sql],
+    connections: () => [...sqlConnections],
     busyMs: () => busy,
     reset: () => {
       statements = 0;
       sql = [];
+      sqlConnections = [];
       busy = 0;
     },
     close: () =>
@@ -105,4 +114,27 @@ export async function startStatementCounter(target: { host: string; port: number
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Transactions among the statements a counter saw: on each connection, each BEGIN ... COMMIT /
+ * ROLLBACK is one, and each statement outside one is one of its own.
+ */
+export function transactionsOf(counter: Pick<StatementCounter, 'texts' | 'connections'>): number {
+  const texts = counter.texts();
+  const connections = counter.connections();
+  const open = new Set<number>();
+  let transactions = 0;
+  texts.forEach((text, i) => {
+    const word = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase();
+    if (word === 'BEGIN' || word === 'START') {
+      transactions++;
+      open.add(connections[i]);
+    } else if (word === 'COMMIT' || word === 'ROLLBACK' || word === 'END') {
+      open.delete(connections[i]);
+    } else if (!open.has(connections[i])) {
+      transactions++;
+    }
+  });
+  return transactions;
 }

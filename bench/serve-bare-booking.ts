@@ -6,21 +6,28 @@
 // constraint refuses an overlap: 409), its payment and deposit, the booking.created event,
 // the webhook endpoints that want it and their outbox rows (the database's trigger sends the
 // outbox NOTIFY for both sides); after it, the
-// audit record. Pricing, settings and the event's booking object use the project's own pure
-// functions, so both sides compute the same answer; the SQL is written by hand, which is
-// the point of comparison.
+// audit record. Like the project's event relay, a LISTEN connection is woken by that NOTIFY
+// and claims the new events (the same UPDATE ... RETURNING), presenting each as the live
+// event stream would carry it. Pricing (in the business's time zone), settings (of the key's
+// environment) and the event's booking object use the project's own pure functions, so both
+// sides compute the same answer; the SQL is written by hand, which is the point of comparison.
 // Env: DATABASE_URL (required), PORT (0 = any free port). Prints "READY <port>" when listening.
+import { EventEmitter } from 'node:events';
 import { createServer } from 'node:http';
+import pg from 'pg';
 import { presentBooking } from '../src/domain/bookings/booking.fields.ts';
 import { HOLD_STATES } from '../src/domain/bookings/booking-holds.ts';
 import { readSettings } from '../src/domain/business/business-settings.ts';
-import { priceRental } from '../src/domain/quotes/pricing.ts';
+import { OUTBOX_CHANNEL, presentEvent } from '../src/domain/events/event.service.ts';
+import { PRICED_FIELDS, priceRental } from '../src/domain/quotes/pricing.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { bareAuthenticator, barePool, send, serveBare } from './bare-http.ts';
 
 const pool = barePool();
 const authenticate = bareAuthenticator(pool);
 const HOLD_MINUTES = 30;
+/** The vehicle's columns the project reads to book it: its status and what prices it. */
+const PRICED_COLUMNS = Object.keys(PRICED_FIELDS).map((c) => `"${c}"`).join(', ');
 
 const server = createServer((req, res) => {
   void (async () => {
@@ -34,11 +41,12 @@ const server = createServer((req, res) => {
     const tenant = [principal.businessId, principal.livemode];
     const now = new Date();
 
-    const vehicle = (await pool.query('SELECT * FROM "Vehicle" WHERE id = $1 AND "businessId" = $2 AND livemode = $3', [input.vehicle_id, ...tenant])).rows[0];
+    const vehicle = (await pool.query(`SELECT id, status, ${PRICED_COLUMNS} FROM "Vehicle" WHERE id = $1 AND "businessId" = $2 AND livemode = $3`, [input.vehicle_id, ...tenant])).rows[0];
     if (!vehicle) return send(res, 404, { error: { type: 'invalid_request', code: 'resource_missing', param: 'vehicle_id' } });
-    const price = priceRental(vehicle, period, input.unlimited_miles ?? false);
-    const business = (await pool.query('SELECT settings, currency FROM "Business" WHERE id = $1', [principal.businessId])).rows[0];
+    if (vehicle.status !== 'active') return send(res, 409, { error: { type: 'invalid_request', code: 'vehicle_archived', param: 'vehicle_id' } });
+    const business = (await pool.query(`SELECT ${principal.livemode ? 'settings' : '"sandboxSettings"'} AS settings, currency, timezone FROM "Business" WHERE id = $1`, [principal.businessId])).rows[0];
     const settings = readSettings(business?.settings);
+    const price = priceRental(vehicle, period, input.unlimited_miles ?? false, { timeZone: business?.timezone ?? 'UTC' });
     const customer = (await pool.query('SELECT id FROM "Customer" WHERE id = $1 AND "businessId" = $2 AND livemode = $3', [input.customer_id, ...tenant])).rows[0];
     if (!customer) return send(res, 404, { error: { type: 'invalid_request', code: 'resource_missing', param: 'customer_id' } });
     // Lapsed holds of this vehicle would be expired first (there are none in the bench).
@@ -108,5 +116,40 @@ const server = createServer((req, res) => {
     if (!res.headersSent) send(res, 500, { error: { type: 'internal_error' } });
   });
 });
+
+// The relay: woken by the outbox NOTIFY (and every second), claims what is unpublished.
+const live = new EventEmitter();
+const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
+let running = false;
+let again = false;
+async function publishDue(): Promise<void> {
+  if (running) {
+    again = true;
+    return;
+  }
+  running = true;
+  try {
+    do {
+      again = false;
+      let full: boolean;
+      do {
+        const { rows } = await pool.query(
+          `UPDATE "Event" SET "publishedAt" = now() WHERE id IN (SELECT id FROM "Event" WHERE "publishedAt" IS NULL ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED)
+           RETURNING id, "businessId", livemode, type, "bookingId", data, "requestId", "idempotencyKey", "createdAt"`,
+        );
+        rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+        for (const row of rows) live.emit(`events:${row.businessId}:${row.livemode ? 'live' : 'test'}`, { ...presentEvent(row), booking_id: row.bookingId });
+        full = rows.length === 200;
+      } while (full);
+    } while (again);
+  } finally {
+    running = false;
+  }
+}
+const kick = () => void publishDue().catch((err) => console.error('bare relay failed', err));
+listener.on('notification', kick);
+await listener.connect();
+await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+setInterval(kick, 1_000).unref();
 
 serveBare(server, pool);
