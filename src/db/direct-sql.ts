@@ -55,6 +55,15 @@ const TIMESTAMP_OID = 1114;
 const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
 const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as never)) };
 
+/**
+ * One fixed statement of the platform's own (no tenant's request: e.g. the event relay's
+ * claim) on the pool, its rows read as Prisma's `$queryRaw` reads them (timestamps in UTC),
+ * without Prisma compiling a plan for each call.
+ */
+export async function platformQuery<T>(pool: pg.Pool, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await pool.query({ text, values, types: TYPES as never })).rows as T[];
+}
+
 /** The connection a Prisma transaction begun in this async context draws from the pool. */
 const transactionConnection = new AsyncLocalStorage<{ client?: pg.PoolClient }>();
 

@@ -2,6 +2,7 @@ import { createPubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
+import { platformQuery } from '../db/direct-sql.ts';
 import { OUTBOX_CHANNEL, presentEvent } from '../domain/events/event.service.ts';
 import { answerWithin, connectRedis, type RedisLink } from '../http/rate-limit.ts';
 import { log } from '../log.ts';
@@ -152,6 +153,11 @@ const isolation = new WeakMap<object, { isolated(): boolean; deliverHere(topic: 
 /** How far back a relay cut off from Redis reads events other relays published (their commits may land out of order). */
 const TAIL_OVERLAP_MS = 2_000;
 
+/** Claims up to 200 unpublished events: relays of several processes share them through SKIP LOCKED. */
+const CLAIM = `UPDATE "Event" SET "publishedAt" = now()
+  WHERE id IN (SELECT id FROM "Event" WHERE "publishedAt" IS NULL ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED)
+  RETURNING id, "businessId", livemode, type, "bookingId", data, "requestId", "idempotencyKey", "createdAt"`;
+
 type EventRecord = { id: string; businessId: string; livemode: boolean; type: string; bookingId: string | null; data: unknown; requestId: string | null; idempotencyKey: string | null; createdAt: Date };
 
 /**
@@ -171,6 +177,9 @@ export async function startEventRelay(db: Database, pubsub: EventPubSub, pollMs 
   /** While cut off: the latest publishedAt read from the others. */
   let tailedUntil: Date | null = null;
 
+  // On PostgreSQL the claim runs on the pool as it is: Prisma would compile the same raw statement anew each pass.
+  const claim = (): Promise<EventRecord[]> => (db.pool ? platformQuery<EventRecord>(db.pool, CLAIM) : db.prisma.$queryRawUnsafe<EventRecord[]>(CLAIM));
+
   const deliverRow = (row: EventRecord, send: (topic: string, event: PresentedEvent) => void) =>
     send(eventTopic(row.businessId, row.livemode), { ...presentEvent(row), booking_id: row.bookingId });
 
@@ -179,9 +188,7 @@ export async function startEventRelay(db: Database, pubsub: EventPubSub, pollMs 
       again = false;
       let full: boolean;
       do {
-        const rows = await db.prisma.$queryRaw<EventRecord[]>`UPDATE "Event" SET "publishedAt" = now()
-           WHERE id IN (SELECT id FROM "Event" WHERE "publishedAt" IS NULL ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED)
-           RETURNING id, "businessId", livemode, type, "bookingId", data, "requestId", "idempotencyKey", "createdAt"`;
+        const rows = await claim();
         rows.sort((a, b) => (a.id < b.id ? -1 : 1));
         for (const row of rows) deliverRow(row, (topic, event) => pubsub.publish(topic, event));
         full = rows.length === 200;
