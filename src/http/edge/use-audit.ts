@@ -27,7 +27,8 @@ export function useAudit(tenantDb: TenantDbFactory): EdgePlugin {
       const principal = edge.principal;
       if (!principal || !edge.audit.write) return;
       const url = new URL(request.url);
-      return tenantDb(principal).auditLog.create({
+      // Written, not read back (createMany returns no row).
+      return tenantDb(principal).auditLog.createMany({
         data: {
           id: newId('audit'),
           businessId: principal.businessId,

@@ -6,7 +6,7 @@ const GRAPHQL_BODY_TYPES = ['application/json', 'application/graphql-response+js
 /**
  * Reads the body once, refusing more than `limit` bytes (413) whatever Content-Length says,
  * and bodies /graphql cannot read (415 in the contract's shape, not an empty answer). The
- * request handed on carries the same bytes.
+ * request handed on to yoga carries the same bytes.
  */
 export function useBody(limit: number): EdgePlugin {
   return {
@@ -24,7 +24,8 @@ export function useBody(limit: number): EdgePlugin {
 async function readInto(request: Request, serverContext: ServerContext, setRequest: (r: Request) => void, limit: number): Promise<void> {
   const body = await readBounded(request, limit);
   serverContext.body = body;
-  setRequest(new Request(request.url, { method: request.method, headers: request.headers, body: body === '' ? undefined : body }));
+  // A REST route is served from `serverContext.body`; only yoga (GraphQL) reads the request's body again.
+  if (serverContext.kind !== 'rest') setRequest(new Request(request.url, { method: request.method, headers: request.headers, body: body === '' ? undefined : body }));
 }
 
 /** The body as text, refusing more than `limit` bytes (413). */
