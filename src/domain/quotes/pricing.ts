@@ -96,8 +96,13 @@ function calendar(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
+/** `Date.getUTCDay()`'s order. */
+const BY_UTC_DAY = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
 /** The calendar date (YYYY-MM-DD) and lower-case weekday of a moment in a time zone. */
 export function localDay(at: Date, timeZone = 'UTC'): { date: string; weekday: string } {
+  // UTC needs no time-zone database (and most businesses price in it).
+  if (timeZone === 'UTC' && at.getUTCFullYear() >= 1000 && at.getUTCFullYear() <= 9999) return { date: at.toISOString().slice(0, 10), weekday: BY_UTC_DAY[at.getUTCDay()] };
   const parts = Object.fromEntries(calendar(timeZone).formatToParts(at).map((p) => [p.type, p.value]));
   return { date: `${parts.year}-${parts.month}-${parts.day}`, weekday: String(parts.weekday).toLowerCase() };
 }
