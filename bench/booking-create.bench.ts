@@ -75,7 +75,8 @@ runBench(async () => {
     const post = async (baseUrl: string, side: 'project' | 'baseline') => {
       const res = await fetch(`${baseUrl}/v1/bookings`, { method: 'POST', headers, body: bodyOf(side) });
       const body = (await res.json()) as Record<string, unknown>;
-      if (res.status !== 201 || body.state !== 'pending_payment' || body.total_cents !== 3 * 8900) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body)} instead of the booking`);
+      // The same booking from both sides: its price, and the day rates it stores.
+      if (res.status !== 201 || body.state !== 'pending_payment' || body.total_cents !== 3 * 8900 || (body.day_rates as unknown[] | undefined)?.length !== 3) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body)} instead of the booking`);
     };
 
     // SQL per booking, one booking at a time (the background work it causes included: the event relay's claim).

@@ -66,13 +66,13 @@ const server = createServer((req, res) => {
         booking = (
           await client.query(
             `INSERT INTO "Booking" (id, "businessId", livemode, "vehicleId", "customerId", "quoteId", state, "startAt", "endAt", "unlimitedMiles",
-               days, currency, "dailyRateCents", "rentalCents", "unlimitedMilesFeeCents", "deliveryFeeCents", "depositCents", "includedMiles", "extraMileFeeCents", "totalCents",
+               days, currency, "dailyRateCents", "rentalCents", "unlimitedMilesFeeCents", "deliveryFeeCents", "depositCents", "includedMiles", "extraMileFeeCents", "totalCents", "dayRates",
                "paymentGate", "identityGate", "agreementGate", "depositGate", "insuranceGate", "holdExpiresAt", metadata, "updatedAt")
-             VALUES ($1, $2, $3, $4, $5, NULL, 'pending_payment', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending', $19, $20, $21, $22, $23, '{}', now())
+             VALUES ($1, $2, $3, $4, $5, NULL, 'pending_payment', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, 'pending', $20, $21, $22, $23, $24, '{}', now())
              RETURNING *`,
             [
               bookingId, ...tenant, vehicle.id, customer.id, period.startAt, period.endAt, input.unlimited_miles ?? false,
-              price.days, price.currency, price.dailyRateCents, price.rentalCents, price.unlimitedMilesFeeCents, price.deliveryFeeCents, price.depositCents, price.includedMiles, price.extraMileFeeCents, price.totalCents,
+              price.days, price.currency, price.dailyRateCents, price.rentalCents, price.unlimitedMilesFeeCents, price.deliveryFeeCents, price.depositCents, price.includedMiles, price.extraMileFeeCents, price.totalCents, JSON.stringify(price.dayRates),
               gate(settings.identity_requirements.required), gate(settings.agreement_requirements.required), gate(depositRequired), gate(settings.insurance_requirements.required),
               new Date(now.getTime() + HOLD_MINUTES * 60_000),
             ],
