@@ -219,7 +219,8 @@ describe('outbox durability: two worker processes on one PostgreSQL', () => {
       }
       expect(await db.prisma.webhookMessage.count({ where: { endpointId: endpoint.id, state: 'pending' } })).toBe(TOTAL);
 
-      const env = { DATABASE_URL: pg.url, WEBHOOK_POLL_MS: '50' };
+      // LOG_LEVEL info: the worker's start line is what the spawn waits for.
+      const env = { DATABASE_URL: pg.url, WEBHOOK_POLL_MS: '50', LOG_LEVEL: 'info' };
       const workers = await Promise.allSettled([spawnTs('src/worker.ts', env, /webhook worker/), spawnTs('src/worker.ts', env, /webhook worker/)]);
       for (const w of workers) if (w.status === 'fulfilled') children.push(w.value);
       for (const w of workers) if (w.status === 'rejected') throw w.reason;
@@ -300,7 +301,7 @@ describe('outbox durability: a destination that never answers', () => {
           data: { id: newId('webhookEndpoint'), businessId: owner.business_id, livemode: false, url, enabledEvents: ['*'], secret: newEndpointSecret() },
         });
       }
-      const worker = await spawnTs('src/worker.ts', { DATABASE_URL: pg.url, WEBHOOK_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '10000' }, /webhook worker/);
+      const worker = await spawnTs('src/worker.ts', { DATABASE_URL: pg.url, WEBHOOK_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '10000', LOG_LEVEL: 'info' }, /webhook worker/);
       children.push(worker);
       const origin = (b: CreatedBusiness) => ({ businessId: b.business_id, livemode: false, requestId: null, idempotencyKey: null });
       const tenantDb = tenantDbFactory(db.prisma);
