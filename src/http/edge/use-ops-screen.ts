@@ -9,7 +9,7 @@ import { EdgeErrors } from '../edge.errors.ts';
 import { jsonResponse } from '../error-envelope.ts';
 import { jsonObjectBody } from '../input-safety.ts';
 import { readBounded } from './use-body.ts';
-import { refusing, type EdgePlugin, type ServerContext } from './context.ts';
+import { refusing, type EdgePlugin } from './context.ts';
 
 /** Where `node scripts/build.mjs` puts the ops screen's page (vite's output of ops/). */
 export const OPS_DIST = path.join(projectRoot, 'dist', 'ops');
@@ -59,7 +59,7 @@ export function sameOrigin(origin: string | null | undefined, host: string | nul
 export function useOpsSession(deps: Pick<OpsScreenDeps, 'prisma' | 'hostEnvironment'>): EdgePlugin {
   const admit = refusing(async ({ request, url, serverContext }) => {
     const token = sessionTokenOf(request.headers.get('cookie'))!;
-    checkCookieRequest(request, serverContext);
+    checkCookieRequest(request);
     if (!isSafeMethod(request.method) && !csrfTokenMatches(token, request.headers.get(CSRF_HEADER))) throw OpsErrors.csrfTokenInvalid();
     const { principal } = await openSession(deps.prisma, token);
     assertKeyEnvironment(principal, deps.hostEnvironment(url.hostname));
@@ -75,7 +75,7 @@ export function useOpsSession(deps: Pick<OpsScreenDeps, 'prisma' | 'hostEnvironm
 }
 
 /** A cookie-authenticated request from a page of another origin is refused. */
-function checkCookieRequest(request: Request, _edge: ServerContext): void {
+function checkCookieRequest(request: Request): void {
   const origin = request.headers.get('origin');
   if (origin !== null && !sameOrigin(origin, request.headers.get('host'))) throw OpsErrors.originNotAllowed(origin);
 }
@@ -110,7 +110,7 @@ export function useOpsScreen(deps: OpsScreenDeps): EdgePlugin {
     const method = request.method.toUpperCase();
     const token = sessionTokenOf(request.headers.get('cookie'));
     if (method === 'GET') {
-      checkCookieRequest(request, serverContext);
+      checkCookieRequest(request);
       return jsonResponse(200, await described(token ?? ''), { 'cache-control': 'no-store' });
     }
     // Beginning or ending a session: only from this service's own page.
