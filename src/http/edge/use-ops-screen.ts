@@ -119,6 +119,8 @@ export function useOpsScreen(deps: OpsScreenDeps): EdgePlugin {
     if (method === 'POST') {
       const body = jsonObjectBody(await readBounded(request, deps.bodyLimitBytes));
       const started = await redeemSignInLink(deps.prisma, body.token, deps.now());
+      // A session this browser held before ends: one cookie, one session.
+      if (token) await endSession(deps.prisma, token, deps.now());
       return jsonResponse(201, await described(started.token), { 'set-cookie': cookie(request, started.token, Math.floor(SESSION_TTL_MS / 1000)), 'cache-control': 'no-store' });
     }
     if (method === 'DELETE') {
