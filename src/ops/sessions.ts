@@ -1,7 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Principal } from '../domain/access/permissions.ts';
-import { newId } from '../domain/shared/ids.ts';
 import { permissionsOf } from '../platform/api-keys.ts';
 import { OpsErrors } from './ops.errors.ts';
 
@@ -22,6 +21,8 @@ export const CSRF_HEADER = 'x-csrf-token';
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 const randomToken = () => randomBytes(32).toString('base64url');
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+/** Ids of links and sessions: internal rows, never API objects (so no prefix of the API's id table). */
+const rowId = (prefix: 'osl' | 'oss') => `${prefix}_${randomUUID().replaceAll('-', '')}`;
 
 /** The session's CSRF token: derived from the cookie's token (one way), so nothing more is stored. */
 export function csrfTokenOf(sessionToken: string): string {
@@ -52,7 +53,7 @@ export function sessionTokenOf(cookieHeader: string | null | undefined): string 
 export async function createSignInLink(prisma: PrismaClient, input: { businessId: string; memberId: string; livemode: boolean; now?: Date }) {
   const token = randomToken();
   const expiresAt = new Date((input.now ?? new Date()).getTime() + SIGN_IN_LINK_TTL_MS);
-  const id = newId('opsSignInLink');
+  const id = rowId('osl');
   await prisma.opsSignInLink.create({ data: { id, businessId: input.businessId, memberId: input.memberId, livemode: input.livemode, tokenHash: hash(token), expiresAt } });
   return { id, token, expiresAt };
 }
@@ -69,7 +70,7 @@ export async function redeemSignInLink(prisma: PrismaClient, linkToken: unknown,
   const link = await prisma.opsSignInLink.findUniqueOrThrow({ where: { tokenHash } });
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  const id = newId('opsSession');
+  const id = rowId('oss');
   await prisma.opsSession.create({ data: { id, businessId: link.businessId, memberId: link.memberId, livemode: link.livemode, tokenHash: hash(token), expiresAt } });
   return { token, expiresAt };
 }

@@ -36,8 +36,6 @@ export const ID_PREFIX = {
   request: 'req',
   apiKey: 'key',
   audit: 'aud',
-  opsSignInLink: 'osl',
-  opsSession: 'oss',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
