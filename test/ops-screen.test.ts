@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { buildOps } from '../scripts/build-ops.mjs';
@@ -67,6 +69,18 @@ describe('the ops screen', () => {
       },
     };
   }
+
+  /** SQL on the server's database (to age a link or a session). */
+  const sql = async (text: string, values: unknown[]) => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query(text, values);
+    } finally {
+      await client.end();
+    }
+  };
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
   const sessionCookie = async (context: BrowserContext) => (await context.cookies(server.baseUrl)).find((c) => c.name === 'ops_session')!;
   const feedEvent = (page: Page, text: string) => page.getByTestId('feed').getByText(text).first();
@@ -172,6 +186,27 @@ describe('the ops screen', () => {
     const reuse = await fetch(`${server.baseUrl}/ops/session`, { method: 'POST', headers: { origin: server.baseUrl, 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
     expect(reuse.status).toBe(401);
     expect(((await reuse.json()) as any).error).toMatchObject({ code: 'sign_in_link_invalid', type: 'authentication_error' });
+  });
+
+  it('a link past its 15 minutes and a session past its expiry no longer work', async () => {
+    const link = await signInLink(owner);
+    const token = new URL(link).hash.replace('#token=', '');
+    await sql(`UPDATE "OpsSignInLink" SET "expiresAt" = now() - interval '1 second' WHERE "tokenHash" = $1`, [sha256(token)]);
+    const late = await signedInPage(link);
+    await late.page.getByRole('heading', { name: 'Sign in to the ops screen' }).waitFor();
+    await late.context.close();
+
+    const { context, page } = await signedInPage(await signInLink(owner));
+    await page.getByRole('heading', { name: /Harbor Car Rentals/ }).waitFor();
+    const cookie = await sessionCookie(context);
+    expect((await fetch(`${server.baseUrl}/v1/bookings`, { headers: { cookie: `ops_session=${cookie.value}` } })).status).toBe(200);
+    await sql(`UPDATE "OpsSession" SET "expiresAt" = now() - interval '1 second' WHERE "tokenHash" = $1`, [sha256(cookie.value)]);
+    const expired = await fetch(`${server.baseUrl}/v1/bookings`, { headers: { cookie: `ops_session=${cookie.value}` } });
+    expect(expired.status).toBe(401);
+    expect(((await expired.json()) as any).error.code).toBe('session_required');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to the ops screen' }).waitFor();
+    await context.close();
   });
 
   it('a request with the cookie goes through the API as the member; a state-changing one needs the CSRF token and this origin', async () => {
