@@ -226,6 +226,10 @@ describe('the ops screen', () => {
     const missing = await post({ origin });
     expect(missing.status).toBe(403);
     expect(((await missing.json()) as any).errors[0].extensions).toMatchObject({ code: 'csrf_token_invalid', type: 'authorization_error' });
+    // Over REST, the same refusal in the envelope.
+    const rest = await fetch(`${server.baseUrl}/v1/vehicles`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Kia Niro', daily_rate_cents: 5500 }) });
+    expect(rest.status).toBe(403);
+    expect(((await rest.json()) as any).error).toMatchObject({ type: 'authorization_error', code: 'csrf_token_invalid', request_id: expect.stringMatching(/^req_/) });
     const wrong = await post({ origin, 'x-csrf-token': 'x'.repeat(43) });
     expect(wrong.status).toBe(403);
     const elsewhere = await post({ origin: 'http://127.0.0.1:1', 'x-csrf-token': csrf });
