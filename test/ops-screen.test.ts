@@ -294,4 +294,22 @@ describe('the ops screen', () => {
     expect(failures).toEqual([]);
     await context.close();
   });
+
+  it('accepting an invitation answers a sign-in link for the new member', async () => {
+    const api = restClient(server.baseUrl, business.test_secret_key);
+    const invited = await api.post('/v1/team/invitations', { email: 'nia@harbor.example', role: 'agent' });
+    expect(invited.status).toBe(201);
+    const accepted = await restClient(server.baseUrl, null).post(invited.body.accept_url.slice(server.baseUrl.length), { name: 'Nia Newcomer' });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body).toMatchObject({ object: 'team_member', name: 'Nia Newcomer', ops_sign_in_url: expect.stringMatching(new RegExp(`^${server.baseUrl}/ops/sign-in#token=[A-Za-z0-9_-]{43}$`)) });
+    // The link is in that answer only, never in an event.
+    const token = new URL(accepted.body.ops_sign_in_url).hash.replace('#token=', '');
+    expect(JSON.stringify((await api.get('/v1/events?limit=100')).body)).not.toContain(token);
+
+    const { context, page, failures } = await signedInPage(accepted.body.ops_sign_in_url);
+    await page.getByRole('heading', { name: /Harbor Car Rentals/ }).waitFor();
+    expect(await page.textContent('header')).toContain('Nia Newcomer · agent');
+    expect(failures).toEqual([]);
+    await context.close();
+  });
 });

@@ -4,7 +4,7 @@ import { createApiKey, revokeApiKey } from '../platform/api-keys.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
 import { createBusiness } from '../platform/businesses.ts';
 import { addTeamMember } from '../platform/team-members.ts';
-import { createSignInLink } from '../ops/sessions.ts';
+import { createSignInLink, signInUrl } from '../ops/sessions.ts';
 import { TeamRole } from '../generated/prisma/enums.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 
@@ -303,8 +303,7 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const memberId = await existingMember(prisma, businessId, options.member!);
       const mode = (options.mode ?? 'test') as 'test' | 'live';
       const link = await createSignInLink(prisma, { businessId, memberId, livemode: mode === 'live' });
-      // The token travels in the fragment: browsers never send it to a server, nor in a Referer.
-      return { url: `${where.baseUrl ?? 'http://localhost:3000'}/ops/sign-in#token=${link.token}`, member: memberId, mode, expires_at: link.expiresAt.toISOString() };
+      return { url: signInUrl(where.baseUrl ?? 'http://localhost:3000', link.token), member: memberId, mode, expires_at: link.expiresAt.toISOString() };
     }
     default:
       throw new AdminUsageError(`admin: unknown command "${command}"\n${SEE_HELP}`);

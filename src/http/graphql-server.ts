@@ -194,7 +194,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useHealth(deps.health),
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
-    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
     useOpsScreen({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),

@@ -49,6 +49,11 @@ export function sessionTokenOf(cookieHeader: string | null | undefined): string 
   return null;
 }
 
+/** The page that uses a sign-in link's token; the token travels in the fragment, which browsers never send to a server (nor in a Referer). */
+export function signInUrl(baseUrl: string, token: string): string {
+  return `${baseUrl}/ops/sign-in#token=${token}`;
+}
+
 /** A one-time sign-in link for a member of the business; its token is returned once. */
 export async function createSignInLink(prisma: PrismaClient, input: { businessId: string; memberId: string; livemode: boolean; now?: Date }) {
   const token = randomToken();
