@@ -5,9 +5,11 @@
 // Two `npm start`s at the same moment (two test files starting the server) both build: each
 // output is written to a file of its own and renamed over the old one, so a server never loads
 // a half-written bundle; an output whose content is unchanged is not written at all.
+// Then the ops screen's page (ops/, by vite) into dist/ops, when its sources changed.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { buildOps } from './build-ops.mjs';
 
 const { outputFiles } = await build({
   entryPoints: { main: 'src/main.ts', worker: 'src/worker.ts' },
@@ -38,3 +40,6 @@ for (const file of ordered) {
     throw err;
   }
 }
+
+// The ops screen's page (vite, ops/ → dist/ops), when its sources changed.
+await buildOps();

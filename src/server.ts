@@ -224,7 +224,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
       });
       // graphql-ws subscriptions on /graphql, through the same pipeline and API keys; attached
       // once listening, so a listen error is ours to report, not the WebSocket server's.
-      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, metrics, admit: async (authorization, env) => admit({ prisma, hostEnvironment }, authorization, env) });
+      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, metrics, admit: async (authorization, env, opsSession) => admit({ prisma, hostEnvironment }, authorization, env, opsSession) });
       server = s;
       return s;
     },

@@ -4,6 +4,7 @@ import { createApiKey, revokeApiKey } from '../platform/api-keys.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
 import { createBusiness } from '../platform/businesses.ts';
 import { addTeamMember } from '../platform/team-members.ts';
+import { createSignInLink, signInUrl } from '../ops/sessions.ts';
 import { TeamRole } from '../generated/prisma/enums.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 
@@ -21,7 +22,7 @@ const FLAG_HELP: Record<Flag, [syntax: string, help: string]> = {
   currency: ['--currency <code>', 'currency of the business (default usd)'],
   business: ['--business <biz_id>', 'the business (ids from `business list`)'],
   key: ['--key <key_id>', 'the key to revoke (ids from `key list`)'],
-  mode: ['--mode test|live', 'sandbox (test) or production (live) key'],
+  mode: ['--mode test|live', 'sandbox (test) or production (live): of a key, or of an ops screen session'],
   kind: ['--kind secret|publishable', 'secret key, or publishable key for browsers and apps'],
   permissions: ['--permissions <list>', 'comma-separated permissions (below); omit for a key with all of them'],
   member: ['--member <mem_id>', "bind the key to a team member: it acts with the member's role and dies with the member"],
@@ -56,6 +57,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary: "add a team member directly, such as the business's first owner (later members are invited through the API)",
   },
   'member list': { required: ['business'], optional: ['json'], summary: 'list the team members of a business' },
+  'member sign-in-link': {
+    required: ['business', 'member'],
+    optional: ['mode', 'json'],
+    summary: 'print a one-time link that signs the member in to the ops screen (/ops) for 15 minutes, acting with their role (--mode: test by default)',
+  },
 };
 
 const COMMAND_NAMES = Object.keys(COMMANDS);
@@ -211,7 +217,7 @@ function checkOptions(command: string, options: Options): void {
   if (options.member !== undefined && options.permissions !== undefined) {
     throw new AdminUsageError(`admin: a key bound to a member acts with the member's role: give --member or --permissions, not both\n${usage}`);
   }
-  if (options.member !== undefined && options.kind !== 'secret') {
+  if (command === 'key create' && options.member !== undefined && options.kind !== 'secret') {
     throw new AdminUsageError(`admin: only a secret key can be bound to a member (--kind secret)\n${usage}`);
   }
 }
@@ -238,7 +244,7 @@ function unknownPermissions(unknown: string[]): AdminUsageError {
 }
 
 /** The admin commands, apart from argument parsing so that tests can call them. */
-export async function runAdminCommand(prisma: PrismaClient, positionals: string[], options: Options): Promise<unknown> {
+export async function runAdminCommand(prisma: PrismaClient, positionals: string[], options: Options, where: { baseUrl?: string } = {}): Promise<unknown> {
   // The same checks as parseAdminArgs, for callers that come here directly.
   const command = checkCommand(positionals);
   checkOptions(command, options);
@@ -291,6 +297,13 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const businessId = await existingBusiness(prisma, options.business!);
       const members = await prisma.teamMember.findMany({ where: { businessId }, orderBy: { id: 'asc' } });
       return members.map((m) => ({ id: m.id, email: m.email, name: m.name, role: m.role, created_at: m.createdAt.toISOString() }));
+    }
+    case 'member sign-in-link': {
+      const businessId = await existingBusiness(prisma, options.business!);
+      const memberId = await existingMember(prisma, businessId, options.member!);
+      const mode = (options.mode ?? 'test') as 'test' | 'live';
+      const link = await createSignInLink(prisma, { businessId, memberId, livemode: mode === 'live' });
+      return { url: signInUrl(where.baseUrl ?? 'http://localhost:3000', link.token), member: memberId, mode, expires_at: link.expiresAt.toISOString() };
     }
     default:
       throw new AdminUsageError(`admin: unknown command "${command}"\n${SEE_HELP}`);

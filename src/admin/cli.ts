@@ -46,7 +46,8 @@ async function main(): Promise<number> {
     return EXIT_DATABASE;
   }
   try {
-    const output = await runAdminCommand(db.prisma, parsed.positionals, parsed.options);
+    // Links it prints (the ops screen's sign-in) point at PUBLIC_URL, else this machine's PORT.
+    const output = await runAdminCommand(db.prisma, parsed.positionals, parsed.options, { baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
     console.log(parsed.json ? JSON.stringify(output, null, 2) : formatHuman(output));
     return 0;
   } catch (err) {

@@ -23,6 +23,7 @@ import { STRIPE_EVENTS_PATH, useProcessorEvents } from './edge/use-processor-eve
 import { isFileLink, useFileTransfer } from './edge/use-file-transfer.ts';
 import { nodeRestPath } from './node-rest.ts';
 import { useInvitationAcceptance } from './edge/use-invitation-acceptance.ts';
+import { useOpsScreen, useOpsSession } from './edge/use-ops-screen.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
@@ -193,12 +194,14 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     useHealth(deps.health),
     useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
-    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
+    useOpsScreen({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
     useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
     useApiReference(),
     useRouting(lookup, GRAPHQL_PATH),
     useBody(deps.bodyLimitBytes),
+    useOpsSession(principal),
     usePrincipal(principal),
     useRateLimit(rateLimit),
     useOperationAccess(),

@@ -45,6 +45,8 @@ export function nodeRestPath(deps: NodeRestDeps) {
   return function serve(req: IncomingMessage, res: ServerResponse, edge: ServerContext): boolean {
     // CORS (an Origin header) is answered by yoga's own plugin, in the pipeline.
     if (req.method !== 'GET' || req.headers.origin !== undefined) return false;
+    // The ops screen's session cookie (no key): the pipeline admits it (use-ops-screen.ts).
+    if (req.headers.authorization === undefined && req.headers.cookie?.includes('ops_session=')) return false;
     const target = req.url ?? '';
     if (!PLAIN_TARGET.test(target) || DOT_SEGMENT.test(target)) return false;
     const hostname = plainHostname(req.headers.host);

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import { execute as executeGraphQL, getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { CloseCode } from 'graphql-ws';
@@ -10,6 +10,9 @@ import { liveEventStreamOf, type LiveEventStream } from '../schema/subscription.
 import { DomainError } from '../domain/shared/errors.ts';
 import { newId } from '../domain/shared/ids.ts';
 import type { ServerContext } from './edge/context.ts';
+import { sameOrigin } from './edge/use-ops-screen.ts';
+import { OpsErrors } from '../ops/ops.errors.ts';
+import { csrfTokenMatches, sessionTokenOf } from '../ops/sessions.ts';
 import { EdgeErrors } from './edge.errors.ts';
 import { internalError, toGraphQLError } from './error-envelope.ts';
 import { maskError, withContractExtensions, type Yoga } from './graphql-server.ts';
@@ -23,7 +26,7 @@ export interface GraphQLWebSocketOptions {
   /** The environment a host name serves, when the operator split them (else null). */
   hostEnvironment: (hostname: string) => 'live' | 'test' | null;
   /** Checks a credential when a connection opens (the same admission as every request). */
-  admit(authorization: string | null, hostEnvironment: 'live' | 'test' | null): Promise<Principal>;
+  admit(authorization: string | null, hostEnvironment: 'live' | 'test' | null, opsSession: string | null): Promise<Principal>;
   /** Counts the subscriptions open (src/metrics.ts). */
   metrics?: Metrics;
 }
@@ -32,13 +35,13 @@ export interface GraphQLWebSocketOptions {
 export const WS_CLOSE = { unauthenticated: 4401, forbidden: 4403, internal: CloseCode.InternalServerError } as const;
 
 /** `connection_init` payload: the key as an HTTP Authorization header value. */
-type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | undefined;
+type ConnectionParams = { authorization?: unknown; Authorization?: unknown; csrfToken?: unknown } | undefined;
 
 /**
  * What one connection remembers: the credential it opened with, checked again on every
  * operation; and for its log lines, its id, when it opened and the key it was admitted with.
  */
-type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null; connectionId?: string; openedAt?: number; principal?: Principal };
+type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null; connectionId?: string; openedAt?: number; principal?: Principal; opsSession: string | null };
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
 type RootValue = {
@@ -92,8 +95,10 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const raw = params?.authorization ?? params?.Authorization;
         ctx.extra.authorization = typeof raw === 'string' ? raw : null;
         ctx.extra.hostEnvironment = options.hostEnvironment((ctx.extra.request.headers.host ?? '').replace(/:\d+$/, ''));
+        ctx.extra.opsSession = null;
         try {
-          ctx.extra.principal = await options.admit(ctx.extra.authorization, ctx.extra.hostEnvironment);
+          if (ctx.extra.authorization === null) ctx.extra.opsSession = opsSessionOf(ctx.extra.request.headers, params?.csrfToken);
+          ctx.extra.principal = await options.admit(ctx.extra.authorization, ctx.extra.hostEnvironment, ctx.extra.opsSession);
           log.info(connectionFields(ctx.extra), 'websocket opened');
           return true;
         } catch (err) {
@@ -110,7 +115,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
           const fail = (error: DomainError) => [toGraphQLError(error, requestId)];
           const edge: ServerContext = {
             requestId, audit, idempotencyKey: null, headers: {}, finally: [],
-            connection: { authorization: ctx.extra.authorization ?? null, hostEnvironment: ctx.extra.hostEnvironment ?? null },
+            connection: { authorization: ctx.extra.authorization ?? null, hostEnvironment: ctx.extra.hostEnvironment ?? null, opsSession: ctx.extra.opsSession ?? null },
           };
           // No fetch `request` here, as in yoga's graphql-ws recipe: yoga's HTTP-only checks
           // (such as "mutations need POST") look for one and stay out of the socket's way.
@@ -191,6 +196,19 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
       await disposable.dispose();
     },
   };
+}
+
+/**
+ * The ops screen's connection: no key, but the session cookie, opened by a page of this very
+ * service (the Origin header) that sent the session's CSRF token in the connection parameters
+ * (`{ csrfToken }`). Null when there is no cookie (then the missing key refuses the connection).
+ */
+function opsSessionOf(headers: IncomingHttpHeaders, csrfToken: unknown): string | null {
+  const token = sessionTokenOf(headers.cookie);
+  if (token === null) return null;
+  if (!sameOrigin(headers.origin, headers.host)) throw OpsErrors.originNotAllowed(headers.origin ?? '(no Origin header)');
+  if (!csrfTokenMatches(token, typeof csrfToken === 'string' ? csrfToken : null)) throw OpsErrors.csrfTokenInvalid();
+  return token;
 }
 
 // ------------------------------------------------------------------ shared fan-out

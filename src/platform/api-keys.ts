@@ -113,7 +113,7 @@ async function lookUp(db: KeyStore, key: string, hash: string): Promise<Principa
   return principal;
 }
 
-function permissionsOf(role: TeamRole | null, memberExtra: string[], keyPermissions: string[]): Principal['permissions'] {
+export function permissionsOf(role: TeamRole | null, memberExtra: string[], keyPermissions: string[]): Principal['permissions'] {
   if (role) return new Set([...ROLE_PERMISSIONS[role], ...memberExtra.filter(isPermission)]);
   if (keyPermissions.length) return new Set(keyPermissions.filter(isPermission) as Permission[]);
   return 'all';

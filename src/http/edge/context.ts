@@ -53,7 +53,7 @@ export interface ServerContext {
   /** Run when the request is answered, however it ends (releases what a plugin holds). */
   finally: (() => Promise<void> | void)[];
   /** Only on the WebSocket: the connection's credential and host. */
-  connection?: { authorization: string | null; hostEnvironment: 'live' | 'test' | null };
+  connection?: { authorization: string | null; hostEnvironment: 'live' | 'test' | null; opsSession?: string | null };
   /** Only over HTTP: what the access log and the metrics read once the request is answered (src/http/observe.ts). */
   record?: RequestRecord;
 }

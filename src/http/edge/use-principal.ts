@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { authenticate } from '../../platform/api-keys.ts';
+import { sessionPrincipal } from '../../ops/sessions.ts';
 import { assertKeyEnvironment, type Principal } from '../../domain/access/permissions.ts';
 import { refusing, whenReady, type EdgePlugin, type ServerContext } from './context.ts';
 
@@ -10,8 +11,10 @@ export interface PrincipalDeps {
 }
 
 /** The caller behind a credential, on a host that serves its key's environment (at once when the key is cached). */
-export function admit(deps: PrincipalDeps, authorization: string | null | undefined, hostEnvironment: 'live' | 'test' | null): Principal | Promise<Principal> {
-  return whenReady(authenticate(deps.prisma, authorization), (principal) => {
+export function admit(deps: PrincipalDeps, authorization: string | null | undefined, hostEnvironment: 'live' | 'test' | null, opsSession?: string | null): Principal | Promise<Principal> {
+  // An ops screen session (its cookie, on a WebSocket that opened without a key).
+  const caller = opsSession && !authorization ? sessionPrincipal(deps.prisma, opsSession) : authenticate(deps.prisma, authorization);
+  return whenReady(caller, (principal) => {
     assertKeyEnvironment(principal, hostEnvironment);
     return principal;
   });
@@ -33,12 +36,13 @@ export function usePrincipal(deps: PrincipalDeps): EdgePlugin {
   return {
     onRequest: refusing(({ request, url, serverContext }) => {
       if (serverContext.kind === 'graphiql') return; // the page itself; its operations need a key
+      if (serverContext.principal) return; // an ops screen session (use-ops-screen.ts)
       return admitRequest(deps, request.headers.get('authorization'), url.hostname, serverContext);
     }),
     async onContextBuilding({ context, extendContext }) {
       const edge = context as unknown as ServerContext;
       if (edge.principal || !edge.connection) return;
-      extendContext({ principal: await admit(deps, edge.connection.authorization, edge.connection.hostEnvironment) } as never);
+      extendContext({ principal: await admit(deps, edge.connection.authorization, edge.connection.hostEnvironment, edge.connection.opsSession) } as never);
     },
   };
 }
