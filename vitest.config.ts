@@ -12,6 +12,9 @@ export default defineConfig({
     testTimeout: 60000,
     hookTimeout: 120000,
     pool: 'forks',
+    // Two files at a time even on two cores (vitest's default would be one there): most of a
+    // file's time is spent waiting on servers, databases and browsers it started.
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     // The service's JSON logs (src/log.ts) stay quiet in tests but for warnings and errors;
     // servers the tests start as processes inherit it (a test that reads the logs sets its own).
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },

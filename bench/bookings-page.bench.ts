@@ -91,7 +91,7 @@ async function main() {
     const seconds = await generateFleet(database.url, tenant, { vehicles: VEHICLES, bookings: BOOKINGS, customers: Math.max(100, Math.ceil(BOOKINGS / 20)), payments: true });
     console.log(`bench: GraphQL bookings(first: ${PAGE}) with vehicle, customer, payment; ${VEHICLES} vehicles, ${BOOKINGS} bookings (generated in ${seconds.toFixed(0)} s); ${REPS} requests per side after ${WARMUP} warm-up`);
 
-    const server = await startChildServer(path.join(here, 'serve-app.ts'), { ...process.env, DATABASE_URL: via(projectProxy.port), PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' });
+    const server = await startChildServer(path.join(here, 'serve-app.ts'), { ...process.env, DATABASE_URL: via(projectProxy.port), PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
     baseline = new pg.Client({ connectionString: via(baselineProxy.port) });
     await baseline.connect();
 

@@ -85,7 +85,7 @@ async function startServer(target: Target, databaseUrl: string): Promise<Server>
   const runtime = await startScriptRuntime();
   return startChildServer(
     await bundled(SCRIPTS[target]),
-    { ...process.env, ...runtime.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '' },
+    { ...process.env, ...runtime.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
     [...runtime.nodeArgs, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, target)}`] : [])],
   );
 }

@@ -249,7 +249,7 @@ interface Figures {
 async function measure(target: Target, databaseUrl: string, endpoints: Endpoint[], client: pg.Client, seq: { n: number }): Promise<Figures> {
   const duplicatesBefore = duplicates;
   const badBefore = badSignatures.length;
-  const worker = await startChild(SCRIPTS[target], { DATABASE_URL: databaseUrl }, /webhook worker \d+/);
+  const worker = await startChild(SCRIPTS[target], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' }, /webhook worker( \d+| delivering)/);
   try {
     await sleep(500); // let it settle (its start-up claim found nothing due)
 

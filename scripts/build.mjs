@@ -15,6 +15,10 @@ const { outputFiles } = await build({
   entryPoints: { main: 'src/main.ts', worker: 'src/worker.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
+  // Modules the service imports lazily (the S3 SDK's adapter, Stripe's event reader...) become
+  // chunks of their own, loaded when first used: a single file would load their packages at start.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -25,8 +29,10 @@ const { outputFiles } = await build({
   write: false,
 });
 
-// Source maps first, so that a bundle renamed into place finds the map it names.
-const ordered = [...outputFiles].sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')));
+// Source maps first, so that a bundle renamed into place finds the map it names; then the
+// chunks (named by their content), so that an entry renamed into place finds the chunks it imports.
+const rank = (file) => (file.path.endsWith('.map') ? 0 : file.path.includes(`${path.sep}chunks${path.sep}`) ? 1 : 2);
+const ordered = [...outputFiles].sort((a, b) => rank(a) - rank(b));
 for (const file of ordered) {
   const current = await readFile(file.path).catch(() => null);
   if (current && Buffer.compare(current, file.contents) === 0) continue;

@@ -124,11 +124,16 @@ describe('logs and metrics of a server process', () => {
     expect((await api.get(`/v1/bookings/${booking.id}`)).status).toBe(200);
     expect((await api.get(`/v1/bookings/${booking.id}`)).status).toBe(200);
     expect((await api.get('/v1/vehicles')).status).toBe(200);
+    // The ops screen's paths are counted under their own templates, its asset names replaced.
+    expect((await fetch(`${server.baseUrl}/ops/session`)).status).toBe(401);
+    expect((await fetch(`${server.baseUrl}/ops/assets/index-0123abcd.js`)).status).toBe(404);
     const after = await scrape();
     const moved = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
     expect(moved('http_requests_total', { method: 'GET', route: '/v1/bookings/{booking_id}', status: '200' })).toBe(2);
     expect(moved('http_requests_total', { method: 'POST', route: '/v1/test/bookings', status: '201' })).toBe(1);
     expect(moved('http_requests_total', { method: 'GET', route: '/v1/vehicles', status: '200' })).toBe(1);
+    expect(moved('http_requests_total', { method: 'GET', route: '/ops/session', status: '401' })).toBe(1);
+    expect(moved('http_requests_total', { method: 'GET', route: '/ops/assets', status: '404' })).toBe(1);
     expect(moved('http_request_duration_seconds_count', { method: 'GET', route: '/v1/bookings/{booking_id}', status: '200' })).toBe(2);
     const buckets = after.filter((s) => s.name === 'http_request_duration_seconds_bucket' && s.labels.route === '/v1/bookings/{booking_id}' && s.labels.status === '200');
     expect(buckets.length).toBeGreaterThan(5);

@@ -36,7 +36,6 @@ import { useRequestFrame } from './edge/use-request-frame.ts';
 import { useObservation } from './edge/use-observation.ts';
 import type { Metrics } from '../metrics.ts';
 import { useIdempotency } from './edge/use-idempotency.ts';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { answersApiReference, useApiReference } from './edge/use-api-reference.ts';
 import { answersOpenApi, useOpenApiDocument } from './edge/use-openapi.ts';
 import { useOperationAccess } from './edge/use-operation-access.ts';
@@ -122,6 +121,13 @@ export function operationContext(deps: EdgeDeps, edge: ServerContext, principal:
     pubsub: deps.pubsub,
   };
 }
+
+/**
+ * GraphiQL's page with its code bundled in, loaded the first time the page is asked for: the
+ * bundle is some 30 MB of strings in memory, which a process that never shows it does not keep.
+ */
+const renderBundledGraphiQL = ((options: Parameters<typeof import('@graphql-yoga/render-graphiql').renderGraphiQL>[0]) =>
+  import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options))) as unknown as (options: object) => string;
 
 /** The domain context of a GraphQL operation. */
 function useDomainContext(deps: EdgeDeps): EdgePlugin {
@@ -219,7 +225,7 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     landingPage: false,
     // GraphiQL with its code bundled in (no CDN: it works offline). Operations need a key:
     // the headers pane starts with the Authorization header to fill in; it is not persisted.
-    renderGraphiQL,
+    renderGraphiQL: renderBundledGraphiQL,
     graphiql: {
       title: 'Rental API · GraphiQL',
       headers: JSON.stringify({ Authorization: 'Bearer svc_test_sk_...' }, null, 2),

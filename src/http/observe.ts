@@ -33,6 +33,9 @@ export function routeTemplate(edge: ServerContext, url: string | undefined): str
   const pathname = url === undefined ? '' : q < 0 ? url : url.slice(0, q);
   if (FIXED.has(pathname)) return pathname;
   if (pathname === '/docs' || pathname.startsWith('/docs/')) return '/docs';
+  // The ops screen: its session, else its page and bundled assets (names carry a content hash).
+  if (pathname === '/ops/session') return pathname;
+  if (pathname === '/ops' || pathname.startsWith('/ops/')) return pathname.startsWith('/ops/assets/') ? '/ops/assets' : '/ops';
   for (const [pattern, template] of LINKS) if (pattern.test(pathname)) return template;
   return 'unmatched';
 }

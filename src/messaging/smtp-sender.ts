@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import { ChannelFailure, type ChannelSender } from '../domain/messages/message-channels.ts';
 
 /**
@@ -10,7 +9,9 @@ import { ChannelFailure, type ChannelSender } from '../domain/messages/message-c
 export function smtpSender(options: { url: string; from: string; timeoutMs?: number }): ChannelSender {
   const timeout = options.timeoutMs ?? 10_000;
   const url = new URL(options.url);
-  const transport = nodemailer.createTransport({
+  // nodemailer is loaded by the first email sent, not at the service's start (its memory).
+  let transport: ReturnType<typeof import('nodemailer').createTransport> | undefined;
+  const connect = async () => (transport ??= (await import('nodemailer')).default.createTransport({
     host: url.hostname,
     port: Number(url.port) || (url.protocol === 'smtps:' ? 465 : 587),
     secure: url.protocol === 'smtps:',
@@ -18,13 +19,13 @@ export function smtpSender(options: { url: string; from: string; timeoutMs?: num
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout,
-  });
+  }));
   const domain = options.from.split('@')[1] ?? 'localhost';
   return {
     name: 'smtp',
     async send(message) {
       try {
-        const info = await transport.sendMail({
+        const info = await (await connect()).sendMail({
           from: { name: message.senderName, address: options.from },
           to: message.to,
           subject: message.subject,

@@ -1,4 +1,5 @@
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+// pdf-lib is loaded by the first agreement rendered, not at the service's start (its memory).
+import type { Color, PDFDocument, PDFFont, PDFPage } from 'pdf-lib';
 
 /** What the rental agreement states: the booking's snapshot, the parties and the business's terms. */
 export interface AgreementContent {
@@ -45,7 +46,7 @@ class Layout {
   private y: number;
   private readonly supported: Set<number>;
 
-  constructor(private readonly doc: PDFDocument, private readonly font: PDFFont, private readonly bold: PDFFont) {
+  constructor(private readonly doc: PDFDocument, private readonly font: PDFFont, private readonly bold: PDFFont, private readonly ink: Color) {
     this.page = doc.addPage([PAGE.width, PAGE.height]);
     this.y = PAGE.height - PAGE.margin;
     const boldSet = new Set(bold.getCharacterSet());
@@ -93,7 +94,7 @@ class Layout {
         this.y = PAGE.height - PAGE.margin;
       }
       this.y -= size;
-      if (line) this.page.drawText(line, { x: PAGE.margin, y: this.y, size, font, color: rgb(0.1, 0.1, 0.1) });
+      if (line) this.page.drawText(line, { x: PAGE.margin, y: this.y, size, font, color: this.ink });
       this.y -= size * (LEADING - 1);
     }
     this.y -= options.gapAfter ?? 0;
@@ -108,6 +109,7 @@ class Layout {
 export async function renderAgreementPdf(content: AgreementContent): Promise<Buffer> {
   const { booking, customer, vehicle } = content;
   const money = (cents: number) => formatMoney(cents, booking.currency);
+  const { PDFDocument, StandardFonts, rgb } = await import('pdf-lib');
   const doc = await PDFDocument.create();
   doc.setTitle(`Rental agreement ${content.agreementId} (version ${content.version})`);
   doc.setSubject(`Booking ${booking.id}`);
@@ -116,7 +118,7 @@ export async function renderAgreementPdf(content: AgreementContent): Promise<Buf
   doc.setCreator('Rental platform API');
   doc.setCreationDate(content.issuedAt);
   doc.setModificationDate(content.issuedAt);
-  const layout = new Layout(doc, await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.HelveticaBold));
+  const layout = new Layout(doc, await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.HelveticaBold), rgb(0.1, 0.1, 0.1));
 
   layout.write('Rental agreement', { size: SIZE.title, bold: true, gapAfter: 4 });
   layout.write(content.businessName, { size: SIZE.heading, gapAfter: 2 });
