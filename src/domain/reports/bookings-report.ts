@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketRows, bucketsSql, partsOf, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+import { bucketReport, bucketsSql, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, type Figure, type Report } from './report.ts';
 
 /** The bookings report's figures, in order. */
 export const BOOKINGS_FIGURES: Figure[] = [
@@ -50,13 +50,6 @@ export const bookingsReport = defineOperation({
       ) k ON k."createdAt" >= b.period_start AND k."createdAt" < b.period_end
       GROUP BY b.period_start, b.period_end
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => partsOf(r, PARTS) as Parts);
-    return {
-      type: 'bookings',
-      ...period,
-      currency,
-      rows: bucketRows(rows, parts, figures),
-      totals: figures(sumParts(parts, PARTS)),
-    };
+    return bucketReport('bookings', period, currency, rows, PARTS, figures);
   },
 });

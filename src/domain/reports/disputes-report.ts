@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketRows, bucketsSql, partsOf, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+import { bucketReport, bucketsSql, reportArgs, reportCurrency, reportExample, reportPeriod, type Figure, type Report } from './report.ts';
 
 /** The disputes report's figures, in order. */
 export const DISPUTES_FIGURES: Figure[] = [
@@ -12,7 +12,6 @@ export const DISPUTES_FIGURES: Figure[] = [
 ];
 
 const PARTS = ['opened', 'approved', 'closed', 'disputed_cents', 'approved_cents'] as const;
-type Parts = Record<(typeof PARTS)[number], number>;
 
 export const disputesReport = defineOperation({
   name: 'disputesReport',
@@ -47,13 +46,6 @@ export const disputesReport = defineOperation({
       ) f ON f.at >= b.period_start AND f.at < b.period_end
       GROUP BY b.period_start, b.period_end
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => partsOf(r, PARTS) as Parts);
-    return {
-      type: 'disputes',
-      ...period,
-      currency,
-      rows: bucketRows(rows, parts, (part) => ({ ...part })),
-      totals: sumParts(parts, PARTS),
-    };
+    return bucketReport('disputes', period, currency, rows, PARTS, (part) => ({ ...part }));
   },
 });

@@ -139,3 +139,16 @@ export function partsOf<K extends string>(row: Record<string, unknown>, keys: re
 export function bucketRows<P>(rows: { period_start: Date; period_end: Date }[], parts: P[], figuresOf: (part: P, i: number) => Figures): ReportRow[] {
   return rows.map((r, i) => ({ periodStart: r.period_start, periodEnd: r.period_end, figures: figuresOf(parts[i], i) }));
 }
+
+/** A report whose figures come from its bucket rows' parts alone: each bucket's, and the period's from the summed parts. */
+export function bucketReport<K extends string>(
+  type: Report['type'],
+  period: ReportPeriod,
+  currency: string,
+  rows: ({ period_start: Date; period_end: Date } & Record<string, unknown>)[],
+  keys: readonly K[],
+  figuresOf: (parts: Record<K, number>) => Figures,
+): Report {
+  const parts = rows.map((r) => partsOf(r, keys));
+  return { type, ...period, currency, rows: bucketRows(rows, parts, figuresOf), totals: figuresOf(sumParts(parts, keys)) };
+}

@@ -1,7 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { ChargeType } from '../../generated/prisma/enums.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketRows, bucketsSql, partsOf, reportArgs, reportCurrency, reportExample, reportPeriod, sumParts, type Figure, type Report } from './report.ts';
+import { bucketReport, bucketsSql, reportArgs, reportCurrency, reportExample, reportPeriod, type Figure, type Report } from './report.ts';
 
 const CHARGE_TYPES = Object.values(ChargeType);
 
@@ -54,13 +54,6 @@ export const revenueReport = defineOperation({
       LEFT JOIN "Charge" c ON c."id" = t."chargeId"
       GROUP BY b.period_start, b.period_end
       ORDER BY b.period_start`);
-    const parts = rows.map((r) => partsOf(r, PARTS) as Parts);
-    return {
-      type: 'revenue',
-      ...period,
-      currency,
-      rows: bucketRows(rows, parts, figures),
-      totals: figures(sumParts(parts, PARTS)),
-    };
+    return bucketReport('revenue', period, currency, rows, PARTS, figures);
   },
 });
