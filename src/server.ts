@@ -194,7 +194,8 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     const { edge, scope } = frame();
     // The access log and request metrics, whichever of the paths below answers (src/http/observe.ts).
     observe(req, res, edge);
-    if (req.url === METRICS_PATH) return void serveMetrics(req, res, edge);
+    // /metrics, with or without a query string (some scrapers add one): the same page.
+    if (req.url === METRICS_PATH || req.url?.startsWith(`${METRICS_PATH}?`)) return void serveMetrics(req, res, edge);
     requestScope.run(scope, () => {
       if (!nodeRest(req, res, edge)) void pipeline(req, res, edge);
     });

@@ -127,6 +127,8 @@ describe('logs and metrics of a server process', () => {
     // The ops screen's paths are counted under their own templates, its asset names replaced.
     expect((await fetch(`${server.baseUrl}/ops/session`)).status).toBe(401);
     expect((await fetch(`${server.baseUrl}/ops/assets/index-0123abcd.js`)).status).toBe(404);
+    // A scraper that adds a query string gets the same page.
+    expect((await fetch(`${server.baseUrl}/metrics?format=prometheus%zz`)).status).toBe(200);
     const after = await scrape();
     const moved = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
     expect(moved('http_requests_total', { method: 'GET', route: '/v1/bookings/{booking_id}', status: '200' })).toBe(2);
