@@ -6395,7 +6395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6404,7 +6404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6489,7 +6489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6498,7 +6498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6578,7 +6578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6587,7 +6587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6690,7 +6690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6699,7 +6699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6797,7 +6797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6806,7 +6806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6906,7 +6906,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAvailability"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6915,7 +6915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6986,7 +6986,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6995,7 +6995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7109,7 +7109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7118,7 +7118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7227,7 +7227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7236,7 +7236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7319,7 +7319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7328,7 +7328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7417,7 +7417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7426,7 +7426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7542,7 +7542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7551,7 +7551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7642,7 +7642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7651,7 +7651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7740,7 +7740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7749,7 +7749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7847,7 +7847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7856,7 +7856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7969,7 +7969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7987,7 +7987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8100,7 +8100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8109,7 +8109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8222,7 +8222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8231,7 +8231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8335,7 +8335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8344,7 +8344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8433,7 +8433,7 @@ export interface operations {
                     "application/json": components["schemas"]["BookingTimeline"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8442,7 +8442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8513,7 +8513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8522,7 +8522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8618,7 +8618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8627,7 +8627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8731,7 +8731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8740,7 +8740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8853,7 +8853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8862,7 +8862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8951,7 +8951,7 @@ export interface operations {
                     "application/json": components["schemas"]["PickupReadiness"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8960,7 +8960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9060,7 +9060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9069,7 +9069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9182,7 +9182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9191,7 +9191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9304,7 +9304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9313,7 +9313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9402,7 +9402,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9411,7 +9411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9507,7 +9507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9516,7 +9516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9620,7 +9620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9629,7 +9629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9733,7 +9733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9742,7 +9742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9831,7 +9831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Return"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9840,7 +9840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9926,7 +9926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9935,7 +9935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10053,7 +10053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10062,7 +10062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10175,7 +10175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10184,7 +10184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10297,7 +10297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10306,7 +10306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10395,7 +10395,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10404,7 +10404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10508,7 +10508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10517,7 +10517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10615,7 +10615,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerificationMedia"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10624,7 +10624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10695,7 +10695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10704,7 +10704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10790,7 +10790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10799,7 +10799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10912,7 +10912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10921,7 +10921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11010,7 +11010,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgreementStatus"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11019,7 +11019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11105,7 +11105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11114,7 +11114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11212,7 +11212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11221,7 +11221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11307,7 +11307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11325,7 +11325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11448,7 +11448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11457,7 +11457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11571,7 +11571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11580,7 +11580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11651,7 +11651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11660,7 +11660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11746,7 +11746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11764,7 +11764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11888,7 +11888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11897,7 +11897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12010,7 +12010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12019,7 +12019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12153,7 +12153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12162,7 +12162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12262,7 +12262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12271,7 +12271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12360,7 +12360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Charge"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12369,7 +12369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12455,7 +12455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12473,7 +12473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12586,7 +12586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12595,7 +12595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12709,7 +12709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12718,7 +12718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12842,7 +12842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12851,7 +12851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12913,7 +12913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12922,7 +12922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13008,7 +13008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13017,7 +13017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13130,7 +13130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13139,7 +13139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13264,7 +13264,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13273,7 +13273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13365,7 +13365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13374,7 +13374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13454,7 +13454,7 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13463,7 +13463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13543,7 +13543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13552,7 +13552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13668,7 +13668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13677,7 +13677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13793,7 +13793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13802,7 +13802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13916,7 +13916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13925,7 +13925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14010,7 +14010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14019,7 +14019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14099,7 +14099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14108,7 +14108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14210,7 +14210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14219,7 +14219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14310,7 +14310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14319,7 +14319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14443,7 +14443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14452,7 +14452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14514,7 +14514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14523,7 +14523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14618,7 +14618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14627,7 +14627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14741,7 +14741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14750,7 +14750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14952,7 +14952,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14961,7 +14961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15108,7 +15108,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15117,7 +15117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15256,7 +15256,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15265,7 +15265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15408,7 +15408,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15417,7 +15417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15509,7 +15509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15518,7 +15518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15610,7 +15610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15619,7 +15619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15700,7 +15700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15709,7 +15709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15789,7 +15789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15798,7 +15798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15884,7 +15884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15893,7 +15893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15982,7 +15982,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15991,7 +15991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16086,7 +16086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16095,7 +16095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16193,7 +16193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16202,7 +16202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `owner_required`, `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16285,7 +16285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16294,7 +16294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16380,7 +16380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16389,7 +16389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16463,7 +16463,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16472,7 +16472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16556,7 +16556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16565,7 +16565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16670,7 +16670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16679,7 +16679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16759,7 +16759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16768,7 +16768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16848,7 +16848,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16857,7 +16857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16943,7 +16943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16952,7 +16952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17044,7 +17044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Website"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17053,7 +17053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17137,7 +17137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17146,7 +17146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17220,7 +17220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Branding"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17229,7 +17229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17311,7 +17311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17320,7 +17320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17410,7 +17410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17419,7 +17419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17481,7 +17481,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicVehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17490,7 +17490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` */
+            /** @description `origin_not_allowed`, `permission_denied` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17591,7 +17591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17600,7 +17600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17662,7 +17662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17671,7 +17671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17752,7 +17752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17761,7 +17761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17846,7 +17846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17855,7 +17855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17935,7 +17935,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17944,7 +17944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18039,7 +18039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18048,7 +18048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18158,7 +18158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18167,7 +18167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18258,7 +18258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18267,7 +18267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18374,7 +18374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18383,7 +18383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18487,7 +18487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18496,7 +18496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18591,7 +18591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18609,7 +18609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18713,7 +18713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18722,7 +18722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18826,7 +18826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18835,7 +18835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18939,7 +18939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18948,7 +18948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19052,7 +19052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19061,7 +19061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19174,7 +19174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19183,7 +19183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19287,7 +19287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19296,7 +19296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19409,7 +19409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19418,7 +19418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19522,7 +19522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19531,7 +19531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19635,7 +19635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19644,7 +19644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19757,7 +19757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19766,7 +19766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19879,7 +19879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19888,7 +19888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19986,7 +19986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19995,7 +19995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20069,7 +20069,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20078,7 +20078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20158,7 +20158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20167,7 +20167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -10,6 +10,8 @@ import { argumentsSchema, type JsonSchema } from '../src/schema/operation-field.
 import { connectionNodeType, type CompiledRoute } from './adapter.ts';
 import { isHandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
 import { routeGroups } from './routes/index.ts';
+// The ops session's codes, which every route may answer to a cookie-authenticated call.
+import '../src/ops/ops.errors.ts';
 import { isConnection, isEntity, restParamName, snake } from './translate.ts';
 
 type Schema = Record<string, unknown>;
@@ -55,6 +57,10 @@ const ERROR_SCHEMA: Schema = {
  */
 export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   const codes = new Set<string>(['missing_api_key', 'invalid_api_key', 'api_key_environment_mismatch', 'rate_limited', 'internal_error', 'parameter_unknown']);
+  // Called with the ops screen's session cookie instead of a key: an ended session, another
+  // origin's page, and on a state-changing request a missing or wrong CSRF token.
+  codes.add('session_required').add('origin_not_allowed');
+  if (c.route.method !== 'GET') codes.add('csrf_token_invalid');
   const op = c.operation;
   if (op?.access.sandbox) codes.add('sandbox_only');
   if (!op?.access.publishable || op.access.sandbox) codes.add('secret_key_required');
