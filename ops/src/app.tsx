@@ -53,7 +53,7 @@ const FEED_MAX = 100;
 function BoardView({ session, onSignedOut }: { session: OpsSession; onSignedOut(): void }) {
   const [board, setBoard] = useState<Board | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [feed, setFeed] = useState<FeedEvent[]>([]);
+  const [feed, setFeed] = useState<(FeedEvent & { via: 'live' | 'catch_up' })[]>([]);
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const refreshing = useRef<{ running: boolean; again: boolean }>({ running: false, again: false });
 
@@ -85,8 +85,8 @@ function BoardView({ session, onSignedOut }: { session: OpsSession; onSignedOut(
     void refresh();
     if (!can(session, 'events:read')) return;
     const live = liveEvents(session, {
-      events(events) {
-        setFeed((old) => [...events, ...old].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, FEED_MAX));
+      events(events, via) {
+        setFeed((old) => [...events.map((e) => ({ ...e, via })), ...old].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, FEED_MAX));
         void refresh();
       },
       status(s) {
@@ -170,7 +170,7 @@ function BoardView({ session, onSignedOut }: { session: OpsSession; onSignedOut(
           {!can(session, 'events:read') ? <p class="noaccess">No access</p> : feed.length === 0 ? <p class="empty">No events yet.</p> : (
             <ol>
               {feed.map((e) => (
-                <li key={e.id} data-event-id={e.id}>
+                <li key={e.id} data-event-id={e.id} data-via={e.via}>
                   <time>{time(e.createdAt)}</time> <b>{e.type}</b> <code>{e.data.object?.id ?? ''}</code>
                 </li>
               ))}
