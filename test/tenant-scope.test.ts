@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
+import { blockingBookingsOverlapping } from '../src/domain/bookings/booking-overlap.ts';
 import { TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES } from './support/app.ts';
@@ -23,6 +24,13 @@ describe('the tenant scope covers every tenant model of schema.prisma', () => {
     const withBusiness = [...schema.matchAll(/model (\w+) \{([^}]*)\}/g)].filter(([, name, body]) => name !== 'Business' && /^\s+businessId\s/m.test(body)).map(([, name]) => name);
     expect([...TENANT_MODELS.keys()].sort()).toEqual(withBusiness.sort());
     expect(withBusiness.length).toBeGreaterThan(20);
+  });
+
+  it("has every relation reference its parent's id, which the scope's SQL for relation filters (some, none) joins on", async () => {
+    const schema = await readFile(path.resolve(import.meta.dirname, '../prisma/schema.prisma'), 'utf8');
+    const references = [...schema.matchAll(/references:\s*\[([^\]]*)\]/g)].map(([, fields]) => fields.trim());
+    expect(references.length).toBeGreaterThan(10);
+    expect(references.filter((fields) => fields !== 'id')).toEqual([]);
   });
 
   it('leaves domain code no other way to tenant rows: no Prisma client, no database module, no raw SQL', async () => {
@@ -147,7 +155,8 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
     await db.prisma.webhookEndpoint.create({ data: { id: `we_${unique()}`, ...a, url: 'https://example.com/a', enabledEvents: ['booking.created'], secret: 'whsec_a' } });
     await db.prisma.webhookEndpoint.create({ data: { id: `we_${unique()}`, ...a, url: 'https://example.com/b', enabledEvents: ['*'], secret: 'whsec_b', enabled: false } });
     const vehicleId = String(vehicle.id);
-    const reads: [string, 'findMany' | 'findFirst' | 'findUnique', Record<string, unknown>][] = [
+    type Read = [string, 'findMany' | 'findFirst' | 'findUnique', Record<string, unknown>];
+    const reads: Read[] = [
       ['Booking', 'findMany', { where: { vehicleId, state: { in: ['pending_payment', 'checkout_started'] }, holdExpiresAt: { lte: new Date(t0) } }, orderBy: { holdExpiresAt: 'asc' }, take: 100 }],
       ['Booking', 'findMany', { where: { vehicleId, state: { in: [] } } }],
       ['Booking', 'findMany', { where: { vehicleId, holdExpiresAt: null } }],
@@ -159,6 +168,16 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
       ['WebhookEndpoint', 'findMany', { where: { enabled: true, OR: [{ enabledEvents: { has: '*' } }, { enabledEvents: { has: 'booking.created' } }] }, select: { id: true } }],
       ['WebhookEndpoint', 'findMany', { where: { AND: [{ enabled: false }, { url: { in: ['https://example.com/b'] } }] } }],
       ['Customer', 'findUnique', { where: { id: String(customer.id) }, select: { email: true } }],
+      ['Booking', 'findMany', { where: { vehicleId, state: { notIn: ['canceled', 'completed'] } }, orderBy: { id: 'asc' } }],
+      ['Booking', 'findMany', { where: { vehicleId, state: { notIn: [] } }, orderBy: { id: 'asc' } }],
+      // NOT over a column that is NULL in one row (three-valued, as Prisma writes it), and NOT of a list.
+      ['Booking', 'findMany', { where: { vehicleId, NOT: { state: { in: ['pending_payment', 'completed'] }, holdExpiresAt: { lte: new Date(t0) } } }, orderBy: { id: 'asc' } }],
+      ['Booking', 'findMany', { where: { vehicleId, NOT: [{ state: 'canceled' }, { holdExpiresAt: null }] }, orderBy: { id: 'asc' } }],
+      // A to-many relation: vehicles with none (or some) of their bookings blocking a period.
+      ...[t0, t0 + 25 * day, t0 + 400 * day].flatMap((start): Read[] => [
+        ['Vehicle', 'findMany', { where: { id: vehicleId, bookings: { none: blockingBookingsOverlapping({ startAt: new Date(start), endAt: new Date(start + 2 * day) }, new Date(t0)) } } }],
+        ['Vehicle', 'findFirst', { where: { bookings: { some: { ...blockingBookingsOverlapping({ startAt: new Date(start), endAt: new Date(start + 2 * day) }, new Date(t0)), vehicleId } } }, select: { id: true, status: true } }],
+      ]),
     ];
     for (const [model, operation, args] of reads) {
       const owner = { businessId: a.businessId, livemode: a.livemode };
@@ -169,7 +188,8 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
       if (engine === 'postgres') expect({ model, args, direct: (db.direct?.statements ?? 0) > before }).toEqual({ model, args, direct: true });
     }
     // What the scope's SQL does not cover still answers, through Prisma.
-    expect(await scoped.booking.findMany({ where: { vehicleId, NOT: { state: 'canceled' } } })).toHaveLength(5);
+    expect(await scoped.booking.findMany({ where: { vehicleId, state: { not: 'canceled' } } })).toHaveLength(5);
+    expect(await scoped.vehicle.findMany({ where: { id: vehicleId, bookings: { every: { state: 'canceled' } } } })).toHaveLength(0);
     expect(await scoped.booking.count({ where: { vehicleId } })).toBe(6);
   });
 

@@ -15,6 +15,8 @@ interface Field {
   isId: boolean;
   isUpdatedAt: boolean;
   hasDefaultValue: boolean;
+  relationName?: string;
+  relationFromFields?: string[];
 }
 
 export const DATAMODEL = getDatamodel().datamodel.models as unknown as Record<string, { fields: Field[] }>;
@@ -57,11 +59,11 @@ const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === TIMEST
 
 /**
  * One fixed statement of the platform's own (no tenant's request: e.g. the event relay's
- * claim) on the pool, its rows read as Prisma's `$queryRaw` reads them (timestamps in UTC),
- * without Prisma compiling a plan for each call.
+ * claim) on the pool of `directSqlPool`, its rows read as Prisma's `$queryRaw` reads them
+ * (timestamps in UTC), without Prisma compiling a plan for each call.
  */
 export async function platformQuery<T>(pool: pg.Pool, text: string, values: unknown[] = []): Promise<T[]> {
-  return (await pool.query({ text, values, types: TYPES as never })).rows as T[];
+  return (await pool.query(text, values)).rows as T[];
 }
 
 /** The connection a Prisma transaction begun in this async context draws from the pool. */
@@ -73,7 +75,10 @@ const transactionConnection = new AsyncLocalStorage<{ client?: pg.PoolClient }>(
  * made known to that transaction's direct SQL.
  */
 export function directSqlPool(config: pg.PoolConfig): pg.Pool {
-  const pool = new pg.Pool(config);
+  // Every statement on the pool reads values as Prisma does (TYPES): the tenant scope's, the
+  // event relay's and the webhook worker's. Set once here rather than with each statement (pg
+  // copies a statement's settings); Prisma's adapter passes its own parsers with its queries.
+  const pool = new pg.Pool({ ...config, types: TYPES as never });
   const connect = pool.connect.bind(pool) as (callback?: unknown) => unknown;
   pool.connect = ((callback?: unknown) => {
     if (callback) return connect(callback); // pool.query's own checkout
@@ -91,7 +96,7 @@ export function postgresDirectSql(pool: pg.Pool): DirectSql {
   const counter = { statements: 0 };
   const run = (on: pg.Pool | pg.PoolClient) => async (text: string, values: unknown[]) => {
     counter.statements++;
-    const result = await on.query({ text, values, types: TYPES as never });
+    const result = await on.query(text, values);
     return { rows: result.rows as Record<string, unknown>[], count: result.rowCount ?? 0 };
   };
 
@@ -173,10 +178,24 @@ const READ_ARGS = new Set(['where', 'orderBy', 'take', 'skip', 'select', 'includ
 const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
 
 /**
+ * The rows of `model` a to-many relation `name` reaches: the related model and its column
+ * that holds this model's id (every relation of the schema references an `id`).
+ */
+function toManyRelation(model: string, name: string): { model: string; column: string } | null {
+  const field = DATAMODEL[model]?.fields.find((f) => f.name === name);
+  if (!field || field.kind !== 'object' || !field.isList) return null;
+  const back = DATAMODEL[field.type]?.fields.find((f) => f.kind === 'object' && f.type === model && f.relationName === field.relationName && f.relationFromFields?.length);
+  if (!back || back.relationFromFields!.length !== 1 || !FIELD_BY_NAME.get(model)?.get('id')?.isId) return null;
+  return { model: field.type, column: back.relationFromFields![0] };
+}
+
+/**
  * A read whose every argument has one obvious SQL meaning, the same as Prisma's: `where` of
- * equalities (null is IS NULL), `in`, `lt`/`lte`/`gt`/`gte`, `has` on a list, AND and OR;
- * `orderBy` of the model's own columns; `take` and `skip` of whole numbers; `select` of own
- * columns. Null for anything else (NOT, relations, cursors, JSON filters, modes ...).
+ * equalities (null is IS NULL), `in`, `notIn`, `lt`/`lte`/`gt`/`gte`, `has` on a list, AND,
+ * OR and NOT, and `some` / `none` of a to-many relation (EXISTS / NOT EXISTS of its rows, as
+ * Prisma writes them); `orderBy` of the model's own columns; `take` and `skip` of whole
+ * numbers; `select` of own columns. Null for anything else (other relation filters, cursors,
+ * JSON filters, modes ...).
  */
 function compileRead(model: string, args: Record<string, unknown>, first: boolean): { sql: string; values: unknown[] } | null {
   const fields = FIELD_BY_NAME.get(model);
@@ -187,24 +206,44 @@ function compileRead(model: string, args: Record<string, unknown>, first: boolea
     values.push(toParameter(field, value));
     return `$${values.length}`;
   };
+  let aliases = 0;
 
-  const condition = (where: unknown): string | null => {
-    if (where === null || typeof where !== 'object' || Array.isArray(where)) return null;
+  /** `where` of `table` (a model), its columns qualified by `alias`. */
+  const condition = (table: string, alias: string, where: unknown): string | null => {
+    const columns = FIELD_BY_NAME.get(table);
+    if (!columns || where === null || typeof where !== 'object' || Array.isArray(where)) return null;
     const parts: string[] = [];
     for (const [key, value] of Object.entries(where as Record<string, unknown>)) {
       if (value === undefined) continue;
-      if (key === 'AND' || key === 'OR') {
-        const list = Array.isArray(value) ? value : key === 'AND' ? [value] : null;
+      if (key === 'AND' || key === 'OR' || key === 'NOT') {
+        const list = Array.isArray(value) ? value : key !== 'OR' ? [value] : null;
         if (!list) return null;
-        const inner = list.map(condition);
+        const inner = list.map((w) => condition(table, alias, w));
         if (inner.some((c) => c === null)) return null;
+        // NOT of an empty condition is left to Prisma, which gives it its own meaning.
+        if (key === 'NOT' && inner.includes('TRUE')) return null;
         if (key === 'AND') parts.push(...(inner as string[]));
+        else if (key === 'NOT') parts.push(...inner.map((c) => `(NOT (${c}))`));
         else parts.push(inner.length ? `(${inner.map((c) => `(${c})`).join(' OR ')})` : 'FALSE');
         continue;
       }
-      const field = fields.get(key);
-      if (!field || field.type === 'Json') return null;
-      const column = `"${key}"`;
+      const field = columns.get(key);
+      if (!field) {
+        // A to-many relation's rows: some of them, or none of them, match.
+        const relation = toManyRelation(table, key);
+        if (!relation || value === null || typeof value !== 'object') return null;
+        for (const [op, filter] of Object.entries(value as Record<string, unknown>)) {
+          if (filter === undefined) continue;
+          if (op !== 'some' && op !== 'none') return null;
+          const inner = `"t${aliases++}"`;
+          const match = condition(relation.model, inner, filter);
+          if (match === null) return null;
+          parts.push(`${op === 'none' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM "${relation.model}" AS ${inner} WHERE ${match} AND ${inner}."${relation.column}" = ${alias}."id")`);
+        }
+        continue;
+      }
+      if (field.type === 'Json') return null;
+      const column = `${alias}."${key}"`;
       if (value === null) parts.push(`${column} IS NULL`);
       else if (isScalarValue(value)) {
         if (field.isList) return null;
@@ -212,7 +251,10 @@ function compileRead(model: string, args: Record<string, unknown>, first: boolea
       } else if (typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype) {
         for (const [op, operand] of Object.entries(value as Record<string, unknown>)) {
           if (operand === undefined) continue;
-          if (op === 'in' && Array.isArray(operand) && !field.isList && operand.every(isScalarValue)) parts.push(operand.length ? `${column} = ANY(${param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)))})` : 'FALSE');
+          const list = (op === 'in' || op === 'notIn') && Array.isArray(operand) && !field.isList && operand.every(isScalarValue);
+          if (list && op === 'in') parts.push(operand.length ? `${column} = ANY(${param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)))})` : 'FALSE');
+          // NOT IN as Prisma writes it: a NULL column is in no list, nor outside one.
+          else if (list) parts.push(operand.length ? `${column} <> ALL(${param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)))})` : 'TRUE');
           else if (op in COMPARISONS && isScalarValue(operand) && !field.isList) parts.push(`${column} ${COMPARISONS[op]} ${param(field, operand)}`);
           else if (op === 'has' && field.isList && isScalarValue(operand)) parts.push(`${param(field, operand)} = ANY(${column})`);
           else return null;
@@ -222,7 +264,7 @@ function compileRead(model: string, args: Record<string, unknown>, first: boolea
     return parts.length ? parts.join(' AND ') : 'TRUE';
   };
 
-  const where = args.where === undefined ? 'TRUE' : condition(args.where);
+  const where = args.where === undefined ? 'TRUE' : condition(model, `"${model}"`, args.where);
   if (where === null) return null;
 
   let order = '';
