@@ -24,7 +24,10 @@ const { outputFiles } = await build({
   format: 'esm',
   target: 'node20',
   packages: 'external',
+  // Stack traces name the TypeScript files and lines (node --enable-source-maps); the maps
+  // leave out the sources themselves, which the process would otherwise hold in memory.
   sourcemap: true,
+  sourcesContent: false,
   logLevel: 'warning',
   write: false,
 });

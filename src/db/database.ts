@@ -5,11 +5,9 @@ import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { directSqlPool, postgresDirectSql, type DirectSql } from './direct-sql.ts';
 import { applyMigrations } from './migrate.ts';
@@ -125,8 +123,12 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
   // On disk, a copy of the template's directory; in memory (or without one), its dump.
   const templateDir = fresh && migrate && !inMemory ? await readTemplateDirectory() : null;
   const template = templateDir ?? (fresh && migrate ? await readTemplate() : null);
+  // Loaded only for the embedded database: a server on PostgreSQL never holds PGlite's modules.
+  const adapter = import('pglite-prisma-adapter');
+  adapter.catch(() => {}); // awaited below, once the database is open
   const embedded = await openPGlite(dataDir, template);
   try {
+    const { PrismaPGlite } = await adapter;
     if (migrate && !template) {
       await applyMigrations({ kind: 'pglite', pglite: embedded.pglite });
       if (fresh) await applyEmbeddedSettings(embedded.pglite);
@@ -158,12 +160,15 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
  * PGlite does not guard against that itself. Also used by the migrate CLI.
  */
 export async function openPGlite(dataDir: string, template?: Blob | string | null): Promise<{ pglite: PGlite; close(): Promise<void> }> {
+  const modules = Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
+  modules.catch(() => {}); // awaited below; a failure before then is the lock's to report
   const inMemory = dataDir.startsWith('memory://');
   const release = inMemory ? async () => {} : await lockDataDir(dataDir);
   try {
     // A template directory is copied in beside the lock; a dump is unpacked by PGlite itself.
     if (typeof template === 'string') await copyTemplateDirectory(template, dataDir);
     const loadDataDir = template instanceof Blob ? template : undefined;
+    const [{ PGlite }, { btree_gist }] = await modules;
     const pglite = await PGlite.create(dataDir, { extensions: { btree_gist }, ...(loadDataDir ? { loadDataDir } : {}) });
     return {
       pglite,

@@ -5,8 +5,7 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import {
   bindMigrationAwareSqlAdapterFactory,
@@ -17,7 +16,6 @@ import {
 import type { MigrationList, SchemaContainer, SchemaEngine } from '@prisma/schema-engine-wasm';
 import * as bindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { projectRoot } from '../project-root.ts';
 
 export type MigrationTarget = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgres'; url: string };
@@ -273,6 +271,7 @@ class PGliteFactory implements ClosableFactory {
 
   // The stock shadow database lacks btree_gist, which the first migration creates.
   async connectToShadowDb(): Promise<SqlDriverAdapter> {
+    const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
     const shadow = await PGlite.create('memory://', { extensions: { btree_gist } });
     this.shadows.push(shadow);
     return pgliteAdapter(shadow);
@@ -284,6 +283,8 @@ class PGliteFactory implements ClosableFactory {
 }
 
 async function pgliteAdapter(db: PGlite): Promise<SqlDriverAdapter> {
+  // PGlite's modules are loaded only where the embedded database is used.
+  const { PrismaPGlite } = await import('pglite-prisma-adapter');
   const adapter = (await new PrismaPGlite(db).connect()) as unknown as SqlDriverAdapter & {
     onError(err: unknown): never;
   };
