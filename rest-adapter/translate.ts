@@ -63,18 +63,39 @@ export function selectionOf(type: GraphQLObjectType, top = false): string {
 
 /** A GraphQL result → the REST object: snake_case keys, `object` from the type name. JSON values are left as they are. */
 export function toRest(value: unknown, type: GraphQLOutputType): unknown {
-  if (value === null || value === undefined) return null;
+  return converterOf(type)(value);
+}
+
+type Convert = (value: unknown) => unknown;
+const asIs: Convert = (value) => value ?? null;
+// Worked out once per output type (a schema's types do not change): what a value of it becomes.
+const converters = new WeakMap<object, Convert>();
+function converterOf(type: GraphQLOutputType): Convert {
+  let convert = converters.get(type);
+  if (convert) return convert;
   const nullable = getNullableType(type);
-  if (isListType(nullable)) return (value as unknown[]).map((v) => toRest(v, nullable.ofType));
-  if (!isObjectType(nullable)) return value;
-  const source = value as Record<string, unknown>;
-  const shape = restShape(nullable);
-  const out: Record<string, unknown> = {};
-  if (typeof source.__typename === 'string') out.object = source.__typename === nullable.name ? shape.object : snake(source.__typename).replace(/^_/, '');
-  for (const field of shape.fields) {
-    if (field.name in source) out[field.restName] = toRest(source[field.name], field.type);
-  }
-  return out;
+  if (isListType(nullable)) {
+    let items: Convert | undefined;
+    const item = (v: unknown) => (items ??= converterOf(nullable.ofType))(v);
+    convert = (value) => (value === null || value === undefined ? null : (value as unknown[]).map(item));
+  } else if (isObjectType(nullable)) {
+    const shape = restShape(nullable);
+    // Fields' converters are looked up on first use: a type may contain itself.
+    let fields: { name: string; restName: string; convert: Convert }[] | undefined;
+    convert = (value) => {
+      if (value === null || value === undefined) return null;
+      fields ??= shape.fields.map((f) => ({ name: f.name, restName: f.restName, convert: converterOf(f.type) }));
+      const source = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      if (typeof source.__typename === 'string') out.object = source.__typename === nullable.name ? shape.object : snake(source.__typename).replace(/^_/, '');
+      for (const field of fields) {
+        if (field.name in source) out[field.restName] = field.convert(source[field.name]);
+      }
+      return out;
+    };
+  } else convert = asIs;
+  converters.set(type, convert);
+  return convert;
 }
 
 const inputNamesByType = new WeakMap<GraphQLInputObjectType, Map<string, string>>();

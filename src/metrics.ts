@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { log } from './log.ts';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying';
@@ -28,8 +28,7 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 export function createMetrics(options: { queueDepth?: () => Promise<QueueDepth> } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const latency = new Histogram({ name: 'http_request_duration_seconds', help: 'Time from the request to the end of its answer, by method, route template and status.', labelNames: ['method', 'route', 'status'], buckets: BUCKETS, registers: [registry] });
+  const requests = requestTallies(registry);
   const deliveries = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts of this process, by outcome: delivered (2xx), retrying (another attempt is scheduled), failed (no attempt left).', labelNames: ['outcome'], registers: [registry] });
   for (const outcome of ['delivered', 'retrying', 'failed']) deliveries.labels(outcome).inc(0);
   const subscriptions = new Gauge({ name: 'graphql_subscriptions_open', help: 'GraphQL subscriptions open now, by transport (graphql-ws WebSocket, SSE).', labelNames: ['transport'], registers: [registry] });
@@ -71,20 +70,9 @@ export function createMetrics(options: { queueDepth?: () => Promise<QueueDepth> 
     gauge('webhook_queue_due', 'Pending webhook messages whose next attempt is due now (a backlog when it stays high), by environment.', (r) => r.due);
   }
 
-  // The children of the request metrics, per label set (a lookup instead of hashing labels each time).
-  const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
   return {
     registry,
-    request(method, route, status, seconds) {
-      const key = `${method} ${route} ${status}`;
-      let child = children.get(key);
-      if (!child) {
-        const labels = { method, route, status: String(status) };
-        children.set(key, (child = { count: requests.labels(labels), time: latency.labels(labels) }));
-      }
-      child.count.inc();
-      child.time.observe(seconds);
-    },
+    request: requests.observe,
     delivery(outcome) {
       deliveries.labels(outcome).inc();
     },
@@ -97,6 +85,71 @@ export function createMetrics(options: { queueDepth?: () => Promise<QueueDepth> 
         open = false;
         gauge.dec();
       };
+    },
+  };
+}
+
+type RequestLabels = { method: string; route: string; status: string };
+interface RequestTally {
+  labels: RequestLabels;
+  count: number;
+  sum: number;
+  /** Requests per bucket of BUCKETS (not cumulative); those above the last are counted in `count` only. */
+  buckets: number[];
+}
+
+/**
+ * http_requests_total and http_request_duration_seconds: a request adds to plain numbers (one
+ * map lookup, two increments), and a scrape hands them to the registry in prom-client's own
+ * shape (the same text as its Counter and Histogram write). prom-client's own `observe` hashes
+ * the labels on every call, a cost paid on every request for what is read once a scrape.
+ */
+function requestTallies(registry: Registry) {
+  const tallies = new Map<string, RequestTally>();
+  const countName = 'http_requests_total';
+  const timeName = 'http_request_duration_seconds';
+  const counter = {
+    name: countName,
+    help: 'HTTP requests answered, by method, route template and status.',
+    type: 'counter',
+    aggregator: 'sum',
+    async get() {
+      return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...tallies.values()].map((t) => ({ labels: t.labels, value: t.count })) };
+    },
+  };
+  const histogram = {
+    name: timeName,
+    help: 'Time from the request to the end of its answer, by method, route template and status.',
+    type: 'histogram',
+    aggregator: 'sum',
+    async get() {
+      const values = [...tallies.values()].flatMap((t) => {
+        let cumulative = 0;
+        return [
+          ...BUCKETS.map((le, i) => ({ labels: { le }, sharedLabels: t.labels, value: (cumulative += t.buckets[i]), metricName: `${timeName}_bucket` })),
+          { labels: { le: '+Inf' }, sharedLabels: t.labels, value: t.count, metricName: `${timeName}_bucket` },
+          { labels: {}, sharedLabels: t.labels, value: t.sum, metricName: `${timeName}_sum` },
+          { labels: {}, sharedLabels: t.labels, value: t.count, metricName: `${timeName}_count` },
+        ];
+      });
+      return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    },
+  };
+  registry.registerMetric(counter as unknown as Metric);
+  registry.registerMetric(histogram as unknown as Metric);
+  return {
+    observe(method: string, route: string, status: number, seconds: number): void {
+      const key = `${method} ${route} ${status}`;
+      let tally = tallies.get(key);
+      if (!tally) tallies.set(key, (tally = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: BUCKETS.map(() => 0) }));
+      tally.count++;
+      tally.sum += seconds;
+      for (let i = 0; i < BUCKETS.length; i++) {
+        if (seconds <= BUCKETS[i]) {
+          tally.buckets[i]++;
+          break;
+        }
+      }
     },
   };
 }

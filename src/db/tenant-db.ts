@@ -84,7 +84,8 @@ export function scopeArgs(model: string, operation: string, args: Args | undefin
  * (another business's id, a filter) is kept and the owner AND-ed to it, never overwritten.
  */
 function ownedWhere(where: Record<string, unknown>, owner: Record<string, unknown>): Record<string, unknown> {
-  const collides = Object.entries(owner).some(([field, value]) => field in where && where[field] !== value);
+  let collides = false;
+  for (const field in owner) if (field in where && where[field] !== owner[field]) collides = true;
   if (!collides) return { ...where, ...owner };
   const and = where.AND === undefined ? [] : Array.isArray(where.AND) ? where.AND : [where.AND];
   return { ...where, AND: [...and, owner] };
