@@ -1,12 +1,17 @@
-// `npm start` runs this with MALLOC_ARENA_MAX=2 (package.json). glibc gives each thread that
-// allocates its own malloc arena (up to 8 per core) and keeps each arena's high-water mark
-// resident; V8's background threads (optimizing the Prisma query compiler's WebAssembly, GC)
-// left 40-60 MB of freed memory spread over several arenas. Two arenas bound that (40-50 MB
-// less RSS with 1,000 WebSocket subscribers), at no measurable CPU cost.
-// --max-semi-space-size=4 caps V8's young generation at 2 x 4 MB (16 MB each by default): the
-// default grows to 32 MB during start-up and stays resident though it holds next to nothing
-// between requests; capped, the idle process is about 25 MB smaller and the API's requests per
-// second did not change measurably (young collections are more frequent, each as cheap).
+// `npm start` runs this with these settings (package.json), each measured with 1,000 WebSocket
+// subscribers (npm run bench:subscribers) and under load (npm run bench):
+// - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates its own malloc arena (up to 8
+//   per core) and keeps each arena's high-water mark resident; V8's background threads left
+//   40-60 MB of freed memory spread over several arenas.
+// - MALLOC_TRIM_THRESHOLD_ / MALLOC_MMAP_THRESHOLD_ at 128 KB: by default glibc raises both
+//   after the first large blocks are freed (start-up's), then keeps tens of MB of freed heap
+//   resident; fixed, large blocks are mapped and returned on free (none on a request's path).
+// - --max-semi-space-size=4: V8's young generation grows to 2 x 16 MB during start-up and
+//   stays resident though it holds next to nothing between requests; capped at 2 x 4 MB.
+// - --wasm-lazy-compilation: the WebAssembly modules (Prisma's query compiler, PGlite) compile
+//   each function when it is first called, not all of them at load; most are never called.
+// Together about 50 MB less RSS (idle 170-190 MB, 1,000 subscribers 205-220 MB, was 265-280),
+// and no measurable change in the API's requests per second.
 // The benchmarks read these settings from the start script (bench/harness.ts).
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type AppConfig } from './config.ts';
