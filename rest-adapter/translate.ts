@@ -81,15 +81,21 @@ function converterOf(type: GraphQLOutputType): Convert {
   } else if (isObjectType(nullable)) {
     const shape = restShape(nullable);
     // Fields' converters are looked up on first use: a type may contain itself.
-    let fields: { name: string; restName: string; convert: Convert }[] | undefined;
+    // (A scalar's value is kept as it is: no call for it.)
+    let fields: { name: string; restName: string; convert: Convert | null }[] | undefined;
     convert = (value) => {
       if (value === null || value === undefined) return null;
-      fields ??= shape.fields.map((f) => ({ name: f.name, restName: f.restName, convert: converterOf(f.type) }));
+      fields ??= shape.fields.map((f) => {
+        const of = converterOf(f.type);
+        return { name: f.name, restName: f.restName, convert: of === asIs ? null : of };
+      });
       const source = value as Record<string, unknown>;
       const out: Record<string, unknown> = {};
       if (typeof source.__typename === 'string') out.object = source.__typename === nullable.name ? shape.object : snake(source.__typename).replace(/^_/, '');
       for (const field of fields) {
-        if (field.name in source) out[field.restName] = field.convert(source[field.name]);
+        if (!(field.name in source)) continue;
+        const v = source[field.name];
+        out[field.restName] = field.convert === null ? (v ?? null) : field.convert(v);
       }
       return out;
     };

@@ -207,6 +207,9 @@ describe.each(ENGINES)('fleet on %s', (engine) => {
       expect(tooLong.body.error.param).toBe('end_at');
       expect((await api.get(`/v1/vehicles/${vehicle.id}/availability?start_at=2027-02-01T00:00:00Z&end_at=2027-01-01T00:00:00Z`)).body.error.param).toBe('end_at');
       expect((await api.get('/v1/vehicles/veh_nope/availability')).status).toBe(404);
+      // A window whose default end runs past the year 9999 is refused (422), not a 500.
+      const late = await api.get(`/v1/vehicles/${vehicle.id}/availability?start_at=9999-12-31T23:59:59Z`);
+      expect([late.status, late.body.error.param]).toEqual([422, 'start_at']);
     });
 
     it('answers over GraphQL', async () => {

@@ -158,6 +158,7 @@ function canInsert(model: string, rows: readonly Record<string, unknown>[]): boo
       const value = row[key];
       if (value === undefined) continue;
       if (!columns.has(key)) return false;
+      if (value instanceof Date && !isoYear(value)) return false;
       // Prisma's JSON null markers and other class instances are the ORM's to write.
       if (typeof value === 'object' && value !== null && !(value instanceof Date) && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) return false;
     }
@@ -304,5 +305,14 @@ function compileRead(model: string, args: Record<string, unknown>, first: boolea
 }
 
 function isScalarValue(value: unknown): boolean {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || (value instanceof Date && isoYear(value));
+}
+
+/**
+ * A time whose ISO text PostgreSQL reads: years 1 to 9999 (`toISOString` writes others as
+ * `+010000-...`, which it refuses). Any other time is left to Prisma, which writes it its own way.
+ */
+function isoYear(value: Date): boolean {
+  const year = value.getUTCFullYear();
+  return year >= 1 && year <= 9999;
 }
