@@ -10,7 +10,7 @@
 //   stays resident though it holds next to nothing between requests; capped at 2 x 4 MB.
 // - --wasm-lazy-compilation: the WebAssembly modules (Prisma's query compiler, PGlite) compile
 //   each function when it is first called, not all of them at load; most are never called.
-// Together about 50 MB less RSS (idle 170-190 MB, 1,000 subscribers 205-220 MB, was 265-280),
+// Together about 50 MB less RSS (idle 170-200 MB, 1,000 subscribers 206-239 MB, was 265-282),
 // and no measurable change in the API's requests per second.
 // The benchmarks read these settings from the start script (bench/harness.ts).
 import type { AddressInfo } from 'node:net';
