@@ -4,8 +4,10 @@
 // SSE subscriber, a failing webhook endpoint).
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Counter, Histogram, Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { openDatabase, type Database } from '../src/db/database.ts';
+import { createMetrics } from '../src/metrics.ts';
 import { createBusiness, type CreatedBusiness } from '../src/platform/businesses.ts';
 import { restClient, startTestApp } from './support/app.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
@@ -228,5 +230,25 @@ describe('who may read /metrics', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('request metrics', () => {
+  it("are written as prom-client's own Counter and Histogram write the same requests", async () => {
+    const reference = new Registry();
+    const labelNames = ['method', 'route', 'status'];
+    const count = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames, registers: [reference] });
+    const time = new Histogram({ name: 'http_request_duration_seconds', help: 'Time from the request to the end of its answer, by method, route template and status.', labelNames, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [reference] });
+    const metrics = createMetrics();
+    const requests: [string, string, number, number][] = [['GET', '/v1/vehicles/{id}', 200, 0.0004], ['GET', '/v1/vehicles/{id}', 200, 0.003], ['POST', '/v1/bookings', 201, 0.02], ['GET', '/v1/vehicles/{id}', 404, 12], ['GET', 'unmatched', 404, 0.001], ['GET', 'a"b\\c', 200, 0.25]];
+    for (const [method, route, status, seconds] of requests) {
+      count.labels({ method, route, status: String(status) }).inc();
+      time.labels({ method, route, status: String(status) }).observe(seconds);
+      metrics.request(method, route, status, seconds);
+    }
+    const requestLines = (text: string) => text.split('\n').filter((line) => line.includes('http_request'));
+    const ours = requestLines(await metrics.registry.metrics());
+    expect(ours.length).toBeGreaterThan(60);
+    expect(ours).toEqual(requestLines(await reference.metrics()));
   });
 });

@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { directSqlPool, postgresDirectSql, type DirectSql } from './direct-sql.ts';
-import { applyMigrations } from './migrate.ts';
+import { applyMigrations, createPGlite, loadPGlite } from './migrate.ts';
 import { applyEmbeddedSettings, copyTemplateDirectory, readTemplate, readTemplateDirectory, saveTemplate } from './pglite-template.ts';
 import { log } from '../log.ts';
 
@@ -160,16 +160,14 @@ async function openEmbedded(dataDir: string, migrate: boolean): Promise<Database
  * PGlite does not guard against that itself. Also used by the migrate CLI.
  */
 export async function openPGlite(dataDir: string, template?: Blob | string | null): Promise<{ pglite: PGlite; close(): Promise<void> }> {
-  const modules = Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
-  modules.catch(() => {}); // awaited below; a failure before then is the lock's to report
+  loadPGlite().catch(() => {}); // loading beside the lock and the copy; awaited by createPGlite
   const inMemory = dataDir.startsWith('memory://');
   const release = inMemory ? async () => {} : await lockDataDir(dataDir);
   try {
     // A template directory is copied in beside the lock; a dump is unpacked by PGlite itself.
     if (typeof template === 'string') await copyTemplateDirectory(template, dataDir);
     const loadDataDir = template instanceof Blob ? template : undefined;
-    const [{ PGlite }, { btree_gist }] = await modules;
-    const pglite = await PGlite.create(dataDir, { extensions: { btree_gist }, ...(loadDataDir ? { loadDataDir } : {}) });
+    const pglite = await createPGlite(dataDir, loadDataDir);
     return {
       pglite,
       close: once(async () => {

@@ -179,16 +179,21 @@ const READ_ARGS = new Set(['where', 'orderBy', 'take', 'skip', 'select', 'includ
 const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
 
 /**
- * The rows of `model` a to-many relation `name` reaches: the related model and its column
- * that holds this model's id (every relation of the schema references an `id`).
+ * Each model's to-many relations: the related model and its column that holds this model's
+ * id (every relation of the schema references an `id`).
  */
-function toManyRelation(model: string, name: string): { model: string; column: string } | null {
-  const field = DATAMODEL[model]?.fields.find((f) => f.name === name);
-  if (!field || field.kind !== 'object' || !field.isList) return null;
-  const back = DATAMODEL[field.type]?.fields.find((f) => f.kind === 'object' && f.type === model && f.relationName === field.relationName && f.relationFromFields?.length);
-  if (!back || back.relationFromFields!.length !== 1 || !FIELD_BY_NAME.get(model)?.get('id')?.isId) return null;
-  return { model: field.type, column: back.relationFromFields![0] };
-}
+const TO_MANY: ReadonlyMap<string, ReadonlyMap<string, { model: string; column: string }>> = new Map(
+  Object.entries(DATAMODEL).map(([model, { fields }]) => [
+    model,
+    new Map(
+      fields.flatMap((field) => {
+        if (field.kind !== 'object' || !field.isList || !FIELD_BY_NAME.get(model)?.get('id')?.isId) return [];
+        const back = DATAMODEL[field.type]?.fields.find((f) => f.kind === 'object' && f.type === model && f.relationName === field.relationName && f.relationFromFields?.length);
+        return back?.relationFromFields?.length === 1 ? [[field.name, { model: field.type, column: back.relationFromFields[0] }] as const] : [];
+      }),
+    ),
+  ]),
+);
 
 /**
  * A read whose every argument has one obvious SQL meaning, the same as Prisma's: `where` of
@@ -231,7 +236,7 @@ function compileRead(model: string, args: Record<string, unknown>, first: boolea
       const field = columns.get(key);
       if (!field) {
         // A to-many relation's rows: some of them, or none of them, match.
-        const relation = toManyRelation(table, key);
+        const relation = TO_MANY.get(table)?.get(key);
         if (!relation || value === null || typeof value !== 'object') return null;
         for (const [op, filter] of Object.entries(value as Record<string, unknown>)) {
           if (filter === undefined) continue;
@@ -252,10 +257,12 @@ function compileRead(model: string, args: Record<string, unknown>, first: boolea
       } else if (typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype) {
         for (const [op, operand] of Object.entries(value as Record<string, unknown>)) {
           if (operand === undefined) continue;
-          const list = (op === 'in' || op === 'notIn') && Array.isArray(operand) && !field.isList && operand.every(isScalarValue);
-          if (list && op === 'in') parts.push(operand.length ? `${column} = ANY(${param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)))})` : 'FALSE');
-          // NOT IN as Prisma writes it: a NULL column is in no list, nor outside one.
-          else if (list) parts.push(operand.length ? `${column} <> ALL(${param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)))})` : 'TRUE');
+          if ((op === 'in' || op === 'notIn') && Array.isArray(operand) && !field.isList && operand.every(isScalarValue)) {
+            const list = () => param({ ...field, type: 'List' }, operand.map((v) => toParameter(field, v)));
+            // NOT IN as Prisma writes it: a NULL column is in no list, nor outside one.
+            if (op === 'in') parts.push(operand.length ? `${column} = ANY(${list()})` : 'FALSE');
+            else parts.push(operand.length ? `${column} <> ALL(${list()})` : 'TRUE');
+          }
           else if (op in COMPARISONS && isScalarValue(operand) && !field.isList) parts.push(`${column} ${COMPARISONS[op]} ${param(field, operand)}`);
           else if (op === 'has' && field.isList && isScalarValue(operand)) parts.push(`${param(field, operand)} = ANY(${column})`);
           else return null;

@@ -18,6 +18,19 @@ import * as bindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
 import { projectRoot } from '../project-root.ts';
 
+let pgliteModules: Promise<[typeof import('@electric-sql/pglite'), typeof import('@electric-sql/pglite/contrib/btree_gist')]> | undefined;
+/** PGlite's modules, loaded on first use only: a process on PostgreSQL never holds them. */
+export function loadPGlite() {
+  pgliteModules ??= Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
+  return pgliteModules;
+}
+
+/** A PGlite instance on `dataDir` with the extension the migrations need (btree_gist). */
+export async function createPGlite(dataDir: string, loadDataDir?: Blob): Promise<PGlite> {
+  const [{ PGlite }, { btree_gist }] = await loadPGlite();
+  return PGlite.create(dataDir, { extensions: { btree_gist }, ...(loadDataDir ? { loadDataDir } : {}) });
+}
+
 export type MigrationTarget = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgres'; url: string };
 
 /** Where the schema and the migrations live; tests point these at a scratch copy. */
@@ -271,8 +284,7 @@ class PGliteFactory implements ClosableFactory {
 
   // The stock shadow database lacks btree_gist, which the first migration creates.
   async connectToShadowDb(): Promise<SqlDriverAdapter> {
-    const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
-    const shadow = await PGlite.create('memory://', { extensions: { btree_gist } });
+    const shadow = await createPGlite('memory://');
     this.shadows.push(shadow);
     return pgliteAdapter(shadow);
   }

@@ -85,7 +85,7 @@ export function scopeArgs(model: string, operation: string, args: Args | undefin
  */
 function ownedWhere(where: Record<string, unknown>, owner: Record<string, unknown>): Record<string, unknown> {
   let collides = false;
-  for (const field in owner) if (field in where && where[field] !== owner[field]) collides = true;
+  for (const field in owner) collides ||= field in where && where[field] !== owner[field];
   if (!collides) return { ...where, ...owner };
   const and = where.AND === undefined ? [] : Array.isArray(where.AND) ? where.AND : [where.AND];
   return { ...where, AND: [...and, owner] };

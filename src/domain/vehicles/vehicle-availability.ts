@@ -30,7 +30,10 @@ export const getVehicleAvailability = defineOperation({
     const endAt = args.endAt ?? new Date(startAt.getTime() + DEFAULT_WINDOW_DAYS * DAY_MS);
     if (endAt <= startAt) throw validationError('end_at', 'Invalid end_at: must be after start_at.');
     // Times are answered in ISO 8601's four-digit years; a default end past 9999 has none.
-    if (endAt.getUTCFullYear() > 9999) throw validationError(args.endAt ? 'end_at' : 'start_at', `Invalid ${args.endAt ? 'end_at' : 'start_at'}: the window must end by the year 9999.`);
+    if (endAt.getUTCFullYear() > 9999) {
+      const param = args.endAt ? 'end_at' : 'start_at'; // a default end comes from start_at
+      throw validationError(param, `Invalid ${param}: the window must end by the year 9999.`);
+    }
     if (endAt.getTime() - startAt.getTime() > MAX_WINDOW_DAYS * DAY_MS) throw validationError('end_at', `Invalid end_at: a window spans at most ${MAX_WINDOW_DAYS} days.`);
     const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: args.vehicleId }, select: { id: true, livemode: true } }), 'vehicle', args.vehicleId);
     // Bookings of one vehicle never overlap, so a window of at most a year holds a bounded number.
