@@ -58,7 +58,7 @@ export async function startServer(label: string, script: string, databaseUrl: st
 export async function bundled(script: string): Promise<string> {
   const name = path.basename(script, '.ts');
   // Split as scripts/build.mjs splits: a module imported lazily stays out of the start-up.
-  await build({ entryPoints: { [name]: script }, outdir: path.join(benchDir, '.build'), outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: true, sourcesContent: false, logLevel: 'warning' });
+  await build({ entryPoints: { [name]: script }, outdir: path.join(benchDir, '.build'), outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', bundle: true, platform: 'node', format: 'esm', target: 'node24', packages: 'external', sourcemap: true, sourcesContent: false, logLevel: 'warning' });
   return path.join(benchDir, '.build', `${name}.mjs`);
 }
 

@@ -22,7 +22,7 @@ const { outputFiles } = await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node24',
   packages: 'external',
   // Stack traces name the TypeScript files and lines (node --enable-source-maps); the maps
   // leave out the sources themselves, which the process would otherwise hold in memory.

@@ -285,6 +285,7 @@ class EventFanout {
         throw err;
       },
       [Symbol.asyncIterator]: () => generator,
+      [Symbol.asyncDispose]: async () => void (await finish()),
     };
     return generator;
   }
@@ -410,6 +411,7 @@ function counted<T>(stream: AsyncGenerator<T>, metrics: Metrics | undefined): As
       return stream.throw(err);
     },
     [Symbol.asyncIterator]: () => generator,
+    [Symbol.asyncDispose]: async () => void (await generator.return(undefined)),
   };
   return generator;
 }
@@ -434,6 +436,7 @@ function inRequestScope<T>(scope: RequestScope, source: AsyncIterable<T>): Async
       throw err;
     }),
     [Symbol.asyncIterator]: () => generator,
+    [Symbol.asyncDispose]: async () => void (await generator.return(undefined)),
   };
   return generator;
 }
