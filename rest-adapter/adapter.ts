@@ -6,10 +6,10 @@ import type { GraphQLContext } from '../src/builder.ts';
 import { CommonErrors } from '../src/domain/shared/common.errors.ts';
 import { DomainError } from '../src/domain/shared/errors.ts';
 import type { Operation } from '../src/domain/shared/operation.ts';
-import type { JsonAnswer, MatchedRoute, RestTarget, ServerContext } from '../src/http/edge/context.ts';
-import type { RouteLookup } from '../src/http/edge/use-routing.ts';
-import { asDomainError, classifyGraphQLError, jsonResponse } from '../src/http/error-envelope.ts';
-import { inputProblem, jsonObjectBody, unsafeText } from '../src/http/input-safety.ts';
+import { jsonAnswer, type EdgeAnswer, type EdgeContext, type MatchedRoute } from '../src/http/edge/runner.ts';
+import type { RouteLookup } from '../src/http/edge/steps/routing.ts';
+import { asDomainError, classifyGraphQLError } from '../src/http/error-envelope.ts';
+import { unsafeText } from '../src/http/input-safety.ts';
 import { isHandlerRoute, type HandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
 import { fromRest, isConnection, restParamName, selectionOf, snake, toRest } from './translate.ts';
 
@@ -100,8 +100,6 @@ function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<st
   for (const [key, raw] of query) {
     const arg = byRestName.get(key);
     if (!arg) throw CommonErrors.parameterUnknown(key);
-    const problem = inputProblem(raw, [key]);
-    if (problem) throw problem;
     const typeName = getNamedType(arg.type).name;
     variables[arg.name] = typeName === 'Int' && /^-?\d+$/.test(raw) ? Number(raw) : typeName === 'Boolean' && /^(true|false)$/.test(raw) ? raw === 'true' : raw;
   }
@@ -129,52 +127,44 @@ function coercionError(argName: string, fromBody: boolean, path: ReadonlyArray<s
 }
 
 /** The operation context of a request the edge admitted (its principal known). */
-export type ContextOf = (edge: ServerContext, request: { readonly url: string }) => GraphQLContext;
+export type ContextOf = (edge: EdgeContext) => GraphQLContext;
 
 /**
  * Run one request of a JSON route: its field, through the route's document compiled once by
  * graphql-jit to a plain function, in the same operation context as /graphql; then shape the
- * answer as the REST contract says (status and JSON body). The edge admitted the request
- * before (key, environment, rate limit, access), and the adapter checked its input (names,
- * safety, coercion), so no GraphQL plugin has more to do. The domain error of a refusal
- * travels intact; anything else is internal_error, logged once.
+ * answer as the REST contract says (status and JSON body). The edge's steps admitted the
+ * request (key, environment, rate limit, access, idempotency) and checked its input
+ * (`ctx.input`: the body read and checked once), so nothing of GraphQL's pipeline is left to
+ * run. The domain error of a refusal travels intact; anything else is internal_error, logged once.
  */
-async function answerJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, target: RestTarget, bodyText: string, edge: ServerContext): Promise<JsonAnswer> {
-  const variableValues = variablesFor(c, params, target.searchParams, c.route.method === 'GET' ? {} : jsonObjectBody(bodyText));
+async function answerJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, ctx: EdgeContext): Promise<EdgeAnswer> {
+  const { request } = ctx;
+  const variableValues = variablesFor(c, params, request.searchParams, c.route.method === 'GET' ? {} : (ctx.input ?? {}));
   const query = compiledQuery(c);
-  const result = await query(undefined, contextOf(edge, target.request), variableValues);
+  const result = await query(undefined, contextOf(ctx), variableValues);
   if (result.errors?.length) {
     const first = result.errors[0];
     if (first.originalError instanceof DomainError) throw first.originalError;
     // An error with a path arose while executing (an answer that did not serialize, say): ours, not the caller's input.
-    throw first.path ? asDomainError(first.originalError ?? first, edge.requestId) : classifyGraphQLError(first);
+    throw first.path ? asDomainError(first.originalError ?? first, ctx.requestId) : classifyGraphQLError(first);
   }
   const data = (result.data as Record<string, unknown>)[c.field!.name];
   const returned = getNamedType(c.field!.type) as GraphQLObjectType;
   if (c.list) {
     const connection = data as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean } };
-    return {
-      status: 200,
-      body: {
-        object: 'list',
-        data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
-        has_more: target.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
-        url: target.pathname,
-      },
-    };
+    return jsonAnswer(200, {
+      object: 'list',
+      data: connection.edges.map((e) => toRest(e.node, connectionNodeType(returned))),
+      has_more: request.searchParams.has('ending_before') ? connection.pageInfo.hasPreviousPage : connection.pageInfo.hasNextPage,
+      url: request.pathname,
+    });
   }
-  return { status: c.route.status ?? 200, body: isObjectType(returned) ? toRest(data, c.field!.type) : data };
+  return jsonAnswer(c.route.status ?? 200, isObjectType(returned) ? toRest(data, c.field!.type) : data);
 }
 
-async function serveJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, request: Request, url: URL, bodyText: string, edge: ServerContext): Promise<Response> {
-  const { status, body } = await answerJson(contextOf, c, params, { request, pathname: url.pathname, searchParams: url.searchParams }, bodyText, edge);
-  // The edge's headers go in now: an answer left unchanged after it is made is written in one go.
-  return jsonResponse(status, body, edge.headers);
-}
-
-async function serveHandler(contextOf: ContextOf, route: HandlerRoute, params: Record<string, string>, request: Request, body: string, edge: ServerContext): Promise<Response> {
+function answerHandler(contextOf: ContextOf, route: HandlerRoute, params: Record<string, string>, ctx: EdgeContext): Promise<EdgeAnswer> {
   const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, pathParam(k, v)]));
-  return route.handler({ domain: contextOf(edge, request).domain, request, params: decoded, body });
+  return route.handler({ domain: contextOf(ctx).domain, request: ctx.request, params: decoded, body: ctx.body ?? '' });
 }
 
 /**
@@ -225,9 +215,8 @@ export function routeLookup(compiled: CompiledRoute[], contextOf: ContextOf): Ro
         path: c.route.path,
         params,
         operation: c.operation,
-        serve: (request, url, body, edge) =>
-          isHandlerRoute(c.route) ? serveHandler(contextOf, c.route, params, request, body, edge) : serveJson(contextOf, c as CompiledRoute & { route: JsonRoute }, params, request, url, body, edge),
-        answer: isHandlerRoute(c.route) ? null : (target, body, edge) => answerJson(contextOf, c as CompiledRoute & { route: JsonRoute }, params, target, body, edge),
+        takesJson: !isHandlerRoute(c.route),
+        execute: isHandlerRoute(c.route) ? (ctx) => answerHandler(contextOf, c.route as HandlerRoute, params, ctx) : (ctx) => answerJson(contextOf, c as CompiledRoute & { route: JsonRoute }, params, ctx),
       };
       return { kind: 'found', route };
     }

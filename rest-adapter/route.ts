@@ -1,5 +1,6 @@
 import type { DomainContext } from '../src/domain/shared/context.ts';
 import type { Operation } from '../src/domain/shared/operation.ts';
+import type { EdgeAnswer, EdgeRequest } from '../src/http/edge/runner.ts';
 
 /**
  * The REST contract as tables keyed by schema coordinates: each /v1 path runs one GraphQL
@@ -36,7 +37,7 @@ export interface HandlerRoute extends RouteBase {
   produces: string;
   /** The success answer's schema per media type, for the OpenAPI document (default: `produces`, a string). */
   answers?: Record<string, Record<string, unknown>>;
-  handler(context: { domain: DomainContext; request: Request; params: Record<string, string>; body: string }): Promise<Response>;
+  handler(context: { domain: DomainContext; request: EdgeRequest; params: Record<string, string>; body: string }): Promise<EdgeAnswer>;
 }
 
 export type RestRoute = JsonRoute | HandlerRoute;

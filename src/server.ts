@@ -5,11 +5,14 @@ import { pendingMigrations } from './db/migration-status.ts';
 import { tenantDbFactory } from './db/tenant-db.ts';
 import type { AppConfig } from './config.ts';
 import { newId } from './domain/shared/ids.ts';
-import type { ServerContext } from './http/edge/context.ts';
-import type { HealthChecks } from './http/edge/use-health.ts';
-import { admit } from './http/edge/use-principal.ts';
-import { asDomainError, errorResponse } from './http/error-envelope.ts';
+import type { EdgeStep } from './http/edge/runner.ts';
+import { edgeContext } from './http/edge/runner.ts';
+import type { HealthChecks } from './http/edge/steps/health.ts';
+import { asDomainError, errorAnswer } from './http/error-envelope.ts';
 import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './http/graphql-server.ts';
+import { serveNode } from './http/transports/node.ts';
+import { nodeEdgeRequest, nodeRequestUrl } from './http/transports/requests.ts';
+import type { RequestFrame, YogaServerContext } from './http/transports/yoga.ts';
 import { sandboxProcessor } from './processors/sandbox-processor.ts';
 import { reportingFailures } from './processors/reported-failures.ts';
 import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
@@ -29,7 +32,7 @@ import { systemResolver } from './dns/system-resolver.ts';
 import { startDeliveryWorker, workerOptions, type DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { RestRoute } from '../rest-adapter/route.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { METRICS_PATH, metricsEndpoint, requestObserver } from './http/observe.ts';
+import { requestObserver } from './http/observe.ts';
 import { webhookQueueDepth } from './webhooks/queue-depth.ts';
 
 const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
@@ -103,7 +106,16 @@ export class PortInUseError extends Error {
 const DEFAULT_GRACE_MS = 10_000;
 
 /** Build the service over an open database. `npm start` and the tests both use this. */
-export async function buildApp(options: { db: Database; config: AppConfig; now?: () => Date; routes?: RestRoute[]; processors?: EdgeDeps['processors']; identityProviders?: EdgeDeps['identityProviders'] }): Promise<App> {
+export async function buildApp(options: {
+  db: Database;
+  config: AppConfig;
+  now?: () => Date;
+  routes?: RestRoute[];
+  processors?: EdgeDeps['processors'];
+  identityProviders?: EdgeDeps['identityProviders'];
+  /** Change the edge's steps (src/http/edge/steps.ts) before use: every transport runs the result. */
+  adjustEdge?: (steps: EdgeStep[]) => EdgeStep[];
+}): Promise<App> {
   const { db, config } = options;
   const messaging = configuredChannels(config.messaging);
   const now = options.now ?? (() => new Date());
@@ -138,7 +150,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     redis: () => ({ status: config.redisUrl ? redisStatus(config.redisUrl) : 'not_configured' }),
   };
 
-  const { yoga, nodeRest } = createGraphQLServer({
+  const { yoga, steps } = createGraphQLServer({
     prisma,
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
@@ -159,45 +171,45 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
     health,
     routes: options.routes,
     metrics,
+    metricsToken: config.metricsToken,
+    adjustEdge: options.adjustEdge,
   });
 
-  /** A request's edge context, and its scope for code far from the handler (error masking, audit). */
-  function frame() {
-    const requestId = newId('request');
-    const audit = new AuditTrail();
-    const edge: ServerContext = { requestId, audit, idempotencyKey: null, headers: { 'Request-Id': requestId }, finally: [], record: {} };
-    return { edge, scope: { requestId, audit } };
-  }
+  /** A request's id and audit trail, its scope for code far from the handler (error masking, the tenant scope's audit). */
+  const frame = (): RequestFrame => ({ requestId: newId('request'), audit: new AuditTrail() });
 
   async function handle(request: Request): Promise<Response> {
-    const { edge, scope } = frame();
-    return requestScope.run(scope, async () => {
+    const f = frame();
+    return requestScope.run(f, async () => {
       try {
-        return await yoga.handleRequest(request, edge);
+        return await yoga.handleRequest(request, { frame: f });
       } catch (err) {
         // The client went away: there is no one to answer, and nothing went wrong on our side.
         if (request.signal.aborted) return new Response(null, { status: 499 });
-        return errorResponse(asDomainError(err, edge.requestId), edge.requestId, new URL(request.url).pathname === GRAPHQL_PATH, edge.headers);
+        const answer = errorAnswer(asDomainError(err, f.requestId), f.requestId, new URL(request.url).pathname === GRAPHQL_PATH);
+        return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, 'Request-Id': f.requestId } });
       }
     });
   }
 
   // requestListener takes the server context after req and res (its typing omits it).
-  const pipeline = yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, context: ServerContext) => Promise<void>;
-  /**
-   * Node's requests, in their request scope: GET requests of JSON routes straight from Node's
-   * request (the same edge steps, src/http/node-rest.ts), the rest into yoga's adapter.
-   */
+  const pipeline = yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, context: YogaServerContext) => Promise<void>;
   const observe = requestObserver(metrics);
-  const serveMetrics = metricsEndpoint(metrics, config.metricsToken);
+  /**
+   * Node's requests, in their request scope: GraphQL into yoga (it executes them), every other
+   * request on the Node server's own path (src/http/transports/node.ts); both run the edge's steps.
+   */
   function listener(req: IncomingMessage, res: ServerResponse) {
-    const { edge, scope } = frame();
-    // The access log and request metrics, whichever of the paths below answers (src/http/observe.ts).
-    observe(req, res, edge);
-    // /metrics, with or without a query string (some scrapers add one): the same page.
-    if (req.url === METRICS_PATH || req.url?.startsWith(`${METRICS_PATH}?`)) return void serveMetrics(req, res, edge);
-    requestScope.run(scope, () => {
-      if (!nodeRest(req, res, edge)) void pipeline(req, res, edge);
+    const f = frame();
+    // The access log and request metrics, whichever path answers (src/http/observe.ts).
+    observe(req, res, f);
+    requestScope.run(f, () => {
+      const url = nodeRequestUrl(req);
+      // A target or Host the URL parser refuses is yoga's adapter's to answer, as it was before any step.
+      if (url === null || url.pathname === GRAPHQL_PATH) return void pipeline(req, res, { frame: f });
+      const ctx = edgeContext(f.requestId, 'http', nodeEdgeRequest(req, url), f.audit);
+      f.edge = ctx as RequestFrame['edge'];
+      serveNode(steps, f.edge!, res);
     });
   }
 
@@ -225,7 +237,7 @@ export async function buildApp(options: { db: Database; config: AppConfig; now?:
       });
       // graphql-ws subscriptions on /graphql, through the same pipeline and API keys; attached
       // once listening, so a listen error is ours to report, not the WebSocket server's.
-      websocket = attachGraphQLWebSocket(s, { yoga, hostEnvironment, metrics, admit: async (authorization, env, opsSession) => admit({ prisma, hostEnvironment }, authorization, env, opsSession) });
+      websocket = attachGraphQLWebSocket(s, { yoga, steps, metrics });
       server = s;
       return s;
     },

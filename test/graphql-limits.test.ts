@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRAPHQL_LIMITS } from '../src/http/edge/use-armor.ts';
+import { GRAPHQL_LIMITS } from '../src/http/edge/steps/graphql-document.ts';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
 

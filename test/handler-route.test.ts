@@ -43,7 +43,7 @@ const csvRoutes: HandlerRoute[] = [
     async handler({ domain }) {
       const rows = await exportVehicles.call(domain, {});
       const text = ['id,name,daily_rate_cents', ...rows.map((v) => `${v.id},${v.name},${v.dailyRateCents}`)].join('\n');
-      return new Response(text, { headers: { 'content-type': 'text/csv; charset=utf-8' } });
+      return { status: 200, headers: { 'content-type': 'text/csv; charset=utf-8' }, body: text };
     },
   },
   {
@@ -58,7 +58,7 @@ const csvRoutes: HandlerRoute[] = [
     async handler({ domain, body }) {
       const lines = body.trim().split('\n').map((l) => l.split(','));
       const made = await importVehicles.call(domain, { lines });
-      return new Response(JSON.stringify({ object: 'list', data: made.map((v) => ({ id: v.id, name: v.name })) }), { status: 201, headers: { 'content-type': 'application/json' } });
+      return { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ object: 'list', data: made.map((v) => ({ id: v.id, name: v.name })) }) };
     },
   },
 ];

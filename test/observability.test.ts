@@ -81,7 +81,7 @@ describe('logs and metrics of a server process', () => {
   it('logs one JSON line per request on both REST paths and GraphQL: request id, key id, route template, status, duration; never the key', async () => {
     const key = business.test_secret_key;
     const api = restClient(server.baseUrl, key);
-    // Given a GET served by the fast path, a POST, a GraphQL query and a request that fails
+    // Given a GET served by the Node server's own path, a POST, a GraphQL query and a request that fails
     const read = await api.get('/v1/vehicles');
     const created = await api.post('/v1/test/bookings', {});
     const gql = await fetch(`${server.baseUrl}/graphql`, {

@@ -1,6 +1,6 @@
 import type { RestRoute } from '../route.ts';
 
-/** Files and the evidence that cites them. The signed upload and download links are the edge's (src/http/edge/use-file-transfer.ts). */
+/** Files and the evidence that cites them. The signed upload and download links are the edge's (src/http/edge/steps/file-links.ts). */
 export const fileRoutes: RestRoute[] = [
   { method: 'POST', path: '/v1/files/upload-url', status: 201, field: 'Mutation.createFileUpload', args: { input: 'body' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/files/{file_id}', field: 'Query.file', args: { id: 'path.file_id' }, stage: 'later_scope' },

@@ -2,21 +2,18 @@ import { REPORTS, restReportOperation, type ReportFormat } from '../../src/domai
 import type { Figure, Report } from '../../src/domain/reports/report.ts';
 import { presentReport, reportCsv, reportFileName } from '../../src/domain/reports/report-presenter.ts';
 import { CommonErrors } from '../../src/domain/shared/common.errors.ts';
-import { jsonResponse } from '../../src/http/error-envelope.ts';
-import { inputProblem } from '../../src/http/input-safety.ts';
+import { jsonAnswer } from '../../src/http/edge/runner.ts';
 import type { HandlerRoute } from '../route.ts';
 
 /** REST query parameters → the operation's arguments. */
 const PARAMS: Record<string, string> = { from: 'from', to: 'to', group_by: 'groupBy', timezone: 'timezone', format: 'format' };
 
-/** The query's arguments; an unknown or unsafe parameter is a 422 naming it. */
-function argumentsOf(url: URL): Record<string, string> {
+/** The query's arguments (the edge checked their text); an unknown parameter is a 422 naming it. */
+function argumentsOf(query: URLSearchParams): Record<string, string> {
   const args: Record<string, string> = {};
-  for (const [key, raw] of url.searchParams) {
+  for (const [key, raw] of query) {
     const name = PARAMS[key];
     if (!name) throw CommonErrors.parameterUnknown(key);
-    const problem = inputProblem(raw, [key]);
-    if (problem) throw problem;
     args[name] = raw;
   }
   return args;
@@ -67,12 +64,14 @@ export const reportRoutes: HandlerRoute[] = REPORTS.map(({ type, operation, figu
     answers: { 'application/json': reportSchema(type, figures), 'text/csv': { type: 'string', description: 'RFC 4180: a header row (period_start, period_end, then the figures), one line per bucket.' } },
     stage: 'later_scope',
     async handler({ domain, request }) {
-      const args = argumentsOf(new URL(request.url));
+      const args = argumentsOf(request.searchParams);
       const report = (await rest.call(domain, args)) as Report;
-      if (!wantsCsv(args.format, request.headers.get('accept'))) return jsonResponse(200, presentReport(report));
-      return new Response(reportCsv(report, figures), {
+      if (!wantsCsv(args.format, request.header('accept'))) return jsonAnswer(200, presentReport(report));
+      return {
+        status: 200,
         headers: { 'content-type': 'text/csv; charset=utf-8; header=present', 'content-disposition': `attachment; filename="${reportFileName(report)}"` },
-      });
+        body: reportCsv(report, figures),
+      };
     },
   };
 });

@@ -1,8 +1,8 @@
-import { Response } from '@whatwg-node/server';
 import { GraphQLError } from 'graphql';
 import { CommonErrors } from '../domain/shared/common.errors.ts';
 import { DomainError, type ErrorType } from '../domain/shared/errors.ts';
 import { EdgeErrors } from './edge.errors.ts';
+import { jsonAnswer, type EdgeAnswer } from './edge/runner.ts';
 import { log } from '../log.ts';
 
 export interface ErrorBody {
@@ -30,17 +30,11 @@ export function toGraphQLError(error: DomainError, requestId: string, at?: Pick<
   return new GraphQLError(error.message, { nodes: at?.nodes, path: at?.path, originalError: error, extensions: errorExtensions(error, requestId) });
 }
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  const text = JSON.stringify(body);
-  // A known length: the answer goes out in one write, not as chunks with a closing one.
-  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers } });
-}
-
-/** An error answer: the envelope, or on /graphql the same error in GraphQL's shape. */
-export function errorResponse(error: DomainError, requestId: string, graphql: boolean, headers: Record<string, string> = {}): Response {
-  if (graphql) return jsonResponse(error.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] }, headers);
+/** An error answer: the envelope, or (`graphql`) the same error in GraphQL's shape. */
+export function errorAnswer(error: DomainError, requestId: string, graphql: boolean): EdgeAnswer {
+  if (graphql) return jsonAnswer(error.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] });
   const e = envelope(error, requestId);
-  return jsonResponse(e.status, e.body, headers);
+  return jsonAnswer(e.status, e.body);
 }
 
 /** Anything thrown at the edge as a domain error: an unexpected one is logged once and answered as internal_error. */

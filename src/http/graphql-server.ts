@@ -1,5 +1,5 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { createYoga, isAsyncIterable, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
 import type { GraphQLContext } from '../builder.ts';
@@ -14,42 +14,26 @@ import { compileRoutes, routeLookup } from '../../rest-adapter/adapter.ts';
 import { openApiDocument } from '../../rest-adapter/openapi.ts';
 import type { RestRoute } from '../../rest-adapter/route.ts';
 import { routes as defaultRoutes } from '../../rest-adapter/routes/index.ts';
-import type { EdgePlugin, ServerContext } from './edge/context.ts';
-import { useArmor } from './edge/use-armor.ts';
-import { useAudit } from './edge/use-audit.ts';
-import { useBody } from './edge/use-body.ts';
-import { answersHealth, useHealth, type HealthChecks } from './edge/use-health.ts';
-import { STRIPE_EVENTS_PATH, useProcessorEvents } from './edge/use-processor-events.ts';
-import { isFileLink, useFileTransfer } from './edge/use-file-transfer.ts';
-import { nodeRestPath } from './node-rest.ts';
-import { useInvitationAcceptance } from './edge/use-invitation-acceptance.ts';
-import { useOpsScreen, useOpsSession } from './edge/use-ops-screen.ts';
+import type { EdgeContext, EdgeStep } from './edge/runner.ts';
+import { edgeSteps, GRAPHQL_PATH } from './edge/steps.ts';
+import type { HealthChecks } from './edge/steps/health.ts';
+import { useArmor } from './graphql-armor.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
 import { signingLinks, type SigningLinkSigner } from '../domain/agreements/agreement-links.ts';
-import { useAgreementSigning } from './edge/use-agreement-signing.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
-import { useRequestFrame } from './edge/use-request-frame.ts';
-import { useObservation } from './edge/use-observation.ts';
 import type { Metrics } from '../metrics.ts';
-import { useIdempotency } from './edge/use-idempotency.ts';
-import { answersApiReference, useApiReference } from './edge/use-api-reference.ts';
-import { answersOpenApi, useOpenApiDocument } from './edge/use-openapi.ts';
-import { useOperationAccess } from './edge/use-operation-access.ts';
-import { usePrincipal } from './edge/use-principal.ts';
-import { useRateLimit } from './edge/use-rate-limit.ts';
-import { useRestExecution } from './edge/use-rest.ts';
-import { useRouting } from './edge/use-routing.ts';
-import { useSafeInput } from './edge/use-safe-input.ts';
+import { useEdge, type YogaServerContext } from './transports/yoga.ts';
 import { classifyGraphQLError, errorExtensions, internalError, toGraphQLError } from './error-envelope.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { currentRequestId } from './request-scope.ts';
 import { log } from '../log.ts';
 
-export const GRAPHQL_PATH = '/graphql';
+export { GRAPHQL_PATH };
+
 
 /** What GraphiQL opens with: the newest bookings and what hangs off them. */
 const GRAPHIQL_DEFAULT_QUERY = `# Put your test secret key in the Headers pane below, then run this.
@@ -90,21 +74,24 @@ export interface EdgeDeps {
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
   routes?: RestRoute[];
-  /** The metrics that count GraphQL subscriptions over SSE (src/http/observe.ts). */
+  /** The service's metrics: served at GET /metrics, and counting GraphQL subscriptions over SSE. */
   metrics?: Metrics;
+  /** The bearer token GET /metrics requires (none: loopback callers only). */
+  metricsToken?: string;
+  /** The edge's steps, changed before use (an operator's own step; a test's probe). */
+  adjustEdge?: (steps: EdgeStep[]) => EdgeStep[];
 }
 
-export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
-export type NodeRestPath = ReturnType<typeof nodeRestPath>;
+export type Yoga = YogaServerInstance<YogaServerContext, GraphQLContext>;
 
 /** The scheme, host and port the caller reached (links the API hands out point back there). */
-const originOf = (request: { readonly url: string } | undefined) => (request ? new URL(request.url).origin : '');
 
 /**
  * The context every operation runs in, over GraphQL and REST alike: the caller's
  * tenant-scoped database, who calls, the clock, the processor, file links.
  */
-export function operationContext(deps: EdgeDeps, edge: ServerContext, principal: Principal, request: { readonly url: string } | undefined): GraphQLContext {
+export function operationContext(deps: EdgeDeps, edge: EdgeContext, principal: Principal): GraphQLContext {
+  const request = edge.request;
   const tenant = { businessId: principal.businessId, livemode: principal.livemode };
   return {
     domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
@@ -114,9 +101,9 @@ export function operationContext(deps: EdgeDeps, edge: ServerContext, principal:
       now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
       onClockChanged: forgetCachedPrincipals,
       onAccessChanged: forgetCachedPrincipals,
-      publicUrl: () => deps.files.publicUrl ?? originOf(request),
-      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? originOf(request), tenant),
-      signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? originOf(request)),
+      publicUrl: () => deps.files.publicUrl ?? request.origin,
+      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? request.origin, tenant),
+      signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? request.origin),
       identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
     pubsub: deps.pubsub,
   };
@@ -129,13 +116,31 @@ export function operationContext(deps: EdgeDeps, edge: ServerContext, principal:
 const renderBundledGraphiQL = ((options: Parameters<typeof import('@graphql-yoga/render-graphiql').renderGraphiQL>[0]) =>
   import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options))) as unknown as (options: object) => string;
 
-/** The domain context of a GraphQL operation. */
-function useDomainContext(deps: EdgeDeps): EdgePlugin {
+type YogaPlugin = Plugin<Record<string, unknown>, YogaServerContext>;
+
+/** The domain context of a GraphQL operation, from its edge context (the steps admitted its caller). */
+function useDomainContext(deps: EdgeDeps): YogaPlugin {
   return {
     onContextBuilding({ context, extendContext }) {
-      const edge = context as unknown as ServerContext;
-      if (!edge.principal) return; // the GraphiQL page: no operation runs without a key
-      extendContext(operationContext(deps, edge, edge.principal, context.request) as never);
+      const edge = (context as Partial<YogaServerContext>).frame?.edge;
+      if (!edge?.principal) return; // the GraphiQL page: no operation runs without a key
+      extendContext(operationContext(deps, edge, edge.principal) as never);
+    },
+  };
+}
+
+/** GraphQL subscriptions over SSE, counted while open (graphql-ws counts its own, src/http/websocket.ts). */
+function useSseSubscriptionCount(metrics: Metrics | undefined): YogaPlugin {
+  return {
+    onSubscribe({ args }) {
+      const edge = (args.contextValue as Partial<YogaServerContext>).frame?.edge;
+      if (!metrics || edge?.transport !== 'http') return;
+      return {
+        onSubscribeResult({ result }) {
+          if (!isAsyncIterable(result)) return;
+          return { onEnd: metrics.subscriptionOpened('sse') };
+        },
+      };
     },
   };
 }
@@ -156,7 +161,7 @@ export function withContractExtensions(errors: readonly GraphQLError[], requestI
   });
 }
 
-function useContractErrorExtensions(): EdgePlugin {
+function useContractErrorExtensions(): YogaPlugin {
   const fix = (r: ExecutionResult) => (r && typeof r === 'object' && r.errors?.length ? { ...r, errors: withContractExtensions(r.errors) } : r);
   return {
     onResultProcess({ result, setResult }) {
@@ -183,46 +188,23 @@ export function maskError(error: unknown, requestId: string): Error {
 }
 
 /**
- * The one pipeline of the service: REST, GraphQL over HTTP and (src/http/websocket.ts) the
- * WebSocket all pass through these plugins, in this order, so authentication, the key's
- * environment, rate limits, access, idempotency and audit are written once.
+ * The service's GraphQL server and its edge: the REST routes compiled against the schema, the
+ * edge's steps (src/http/edge/steps.ts) that every transport runs, and yoga, which runs them
+ * for GraphQL over HTTP and SSE (and for any Fetch API request) before it executes.
  */
-export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () => string; nodeRest: NodeRestPath } {
+export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () => string; steps: readonly EdgeStep[] } {
   const compiled = compileRoutes(schema, deps.routes ?? defaultRoutes);
-  const lookup = routeLookup(compiled, (edge, request) => operationContext(deps, edge, edge.principal!, request));
-  const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment };
-  const rateLimit = { limiter: deps.limiter, limits: deps.limits };
+  const lookup = routeLookup(compiled, (edge) => operationContext(deps, edge, edge.principal!));
   let openapi: string | null = null;
   const document = () => (openapi ??= JSON.stringify(openApiDocument(compiled)));
-  const plugins: EdgePlugin[] = [
-    useRequestFrame(),
-    useObservation(deps.metrics),
-    useHealth(deps.health),
-    useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
-    useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
-    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
-    useOpsScreen({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
-    useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
-    useOpenApiDocument(document),
-    useApiReference(),
-    useRouting(lookup, GRAPHQL_PATH),
-    useBody(deps.bodyLimitBytes),
-    useOpsSession(principal),
-    usePrincipal(principal),
-    useRateLimit(rateLimit),
-    useOperationAccess(),
-    useIdempotency(deps.tenantDb),
-    useAudit(deps.tenantDb),
-    useRestExecution(),
-    useDomainContext(deps),
-    useSafeInput(),
-    ...useArmor(),
-    useContractErrorExtensions(),
-  ];
-  const yoga = createYoga<ServerContext, GraphQLContext>({
+  const listed = edgeSteps(deps, { schema, lookup, openapi: document });
+  const steps: readonly EdgeStep[] = deps.adjustEdge ? deps.adjustEdge(listed) : listed;
+  const yoga = createYoga<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
+    // CORS is the edge's (src/http/edge/steps/cors.ts), for every transport.
+    cors: false,
     // GraphiQL with its code bundled in (no CDN: it works offline). Operations need a key:
     // the headers pane starts with the Authorization header to fill in; it is not persisted.
     renderGraphiQL: renderBundledGraphiQL,
@@ -234,13 +216,11 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
     },
     logging: false,
     // yoga's own health check answers any URL that merely ends with its endpoint (a query
-    // string included), before authentication. Health is ours (use-health.ts): no parsed URL
-    // ends with a NUL, so it never answers.
+    // string included), before authentication. Health is the edge's: no parsed URL ends with
+    // a NUL, so it never answers.
     healthCheckEndpoint: '\u0000',
-    plugins: plugins as never,
+    plugins: [useEdge(steps), useDomainContext(deps), useSseSubscriptionCount(deps.metrics), ...useArmor(), useContractErrorExtensions()] as never,
     maskedErrors: { maskError: (error) => maskError(error, currentRequestId()) },
   });
-  // GET requests of JSON routes skip the Fetch-API adaptation, through the same steps (src/http/node-rest.ts).
-  const nodeRest = nodeRestPath({ lookup, answeredBeforeRouting: (method, pathname) => answersHealth(method, pathname) || isFileLink(pathname) || pathname === STRIPE_EVENTS_PATH || answersOpenApi(method, pathname) || answersApiReference(method, pathname), principal, rateLimit });
-  return { yoga, openapi: document, nodeRest };
+  return { yoga, openapi: document, steps };
 }

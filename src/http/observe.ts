@@ -1,18 +1,18 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { log } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import type { ServerContext } from './edge/context.ts';
-import { EdgeErrors } from './edge.errors.ts';
-import { envelope, internalError } from './error-envelope.ts';
-import { MetricsErrors } from './metrics.errors.ts';
-import type { DomainError } from '../domain/shared/errors.ts';
+import type { EdgeContext } from './edge/runner.ts';
+import { HEALTH_PATHS } from './edge/steps/health.ts';
+import { METRICS_PATH } from './edge/steps/metrics.ts';
+import { OPENAPI_PATH } from './edge/steps/openapi.ts';
+import { STRIPE_EVENTS_PATH } from './edge/steps/processor-events.ts';
+import { GRAPHQL_PATH } from './edge/steps.ts';
+import type { RequestFrame } from './transports/yoga.ts';
 
-export const METRICS_PATH = '/metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Paths answered before routing, named as they are (a bounded set). */
-const FIXED = new Set(['/health', '/health/live', '/health/ready', '/v1/openapi.json', '/v1/processor/stripe/webhook', METRICS_PATH, '/graphql']);
+const FIXED = new Set([...HEALTH_PATHS, OPENAPI_PATH, STRIPE_EVENTS_PATH, METRICS_PATH, GRAPHQL_PATH]);
 /** Links answered before routing, with their id replaced (the edge's own patterns, src/http/edge/). */
 const LINKS: [RegExp, string][] = [
   [/^\/v1\/files\/file_[0-9a-z]{1,60}\/upload$/, '/v1/files/{id}/upload'],
@@ -26,8 +26,8 @@ const LINKS: [RegExp, string][] = [
  * GraphQL endpoint, a path the edge answers before routing (ids replaced), else `unmatched`
  * (404s), so that no label carries an id or whatever a client made up.
  */
-export function routeTemplate(edge: ServerContext, url: string | undefined): string {
-  const route = edge.route ?? edge.record?.route;
+export function routeTemplate(edge: EdgeContext | undefined, url: string | undefined): string {
+  const route = edge?.route;
   if (route) return route.path;
   const q = url?.indexOf('?') ?? -1;
   const pathname = url === undefined ? '' : q < 0 ? url : url.slice(0, q);
@@ -42,7 +42,7 @@ export function routeTemplate(edge: ServerContext, url: string | undefined): str
 
 /**
  * The access log and the request metrics of one HTTP request, whichever path serves it (the
- * JSON GET fast path, the pipeline, /metrics): registered when the request arrives, written
+ * Node server's own path, or yoga's): registered when the request arrives, written
  * when its response closes. One line per request (`msg: "request"`): request id, method,
  * route template, GraphQL operation, status (499: the client left before an answer), duration
  * in ms, and the caller's key id, business id and environment when a key was admitted. Never
@@ -51,23 +51,24 @@ export function routeTemplate(edge: ServerContext, url: string | undefined): str
  * serialized into pino's buffer (written to standard output asynchronously).
  */
 export function requestObserver(metrics: Metrics) {
-  return function observe(req: IncomingMessage, res: ServerResponse, edge: ServerContext): void {
+  return function observe(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void {
     const started = performance.now();
     res.once('close', () => {
       const ms = performance.now() - started;
       const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
       const status = res.headersSent ? res.statusCode : 499;
+      const edge = frame.edge;
       const route = routeTemplate(edge, req.url);
       metrics.request(method, route, status, ms / 1000);
       const level = status >= 500 ? 'error' : 'info';
       if (!log.isLevelEnabled(level)) return;
-      const principal = edge.principal ?? edge.record?.principal;
+      const principal = edge?.principal;
       log[level](
         {
-          request_id: edge.requestId,
+          request_id: frame.requestId,
           method,
           route: `${method} ${route}`,
-          operation: edge.record?.operation,
+          operation: edge?.operationLabel,
           status,
           duration_ms: Math.round(ms * 100) / 100,
           key_id: principal?.keyId,
@@ -77,45 +78,5 @@ export function requestObserver(metrics: Metrics) {
         'request',
       );
     });
-  };
-}
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** Whether the caller is this machine, directly (a request that came through a proxy names its client in a forwarding header). */
-function loopbackCaller(req: IncomingMessage): boolean {
-  const address = req.socket.remoteAddress ?? '';
-  const local = address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-  return local && req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined && req.headers['x-real-ip'] === undefined;
-}
-
-/**
- * GET /metrics in Prometheus' text format, outside /v1 (no API key reads it: it describes the
- * whole service, every business). With METRICS_TOKEN set, callers present it as a bearer
- * token; without it, only callers on the loopback interface, not through a proxy, may read it.
- */
-export function metricsEndpoint(metrics: Metrics, token: string | undefined) {
-  const expected = token ? digest(`Bearer ${token}`) : null;
-  const refuse = (res: ServerResponse, edge: ServerContext, error: DomainError, extra: Record<string, string> = {}) => {
-    const e = envelope(error, edge.requestId);
-    const text = JSON.stringify(e.body);
-    res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...edge.headers, ...extra });
-    res.end(text);
-  };
-  return async function serve(req: IncomingMessage, res: ServerResponse, edge: ServerContext): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, edge, EdgeErrors.methodNotAllowed(`${req.method} is not allowed on ${METRICS_PATH}; use GET.`), { Allow: 'GET, HEAD' });
-    if (expected) {
-      const given = req.headers.authorization;
-      if (!given || !timingSafeEqual(digest(given), expected)) return refuse(res, edge, MetricsErrors.metricsTokenInvalid(), { 'WWW-Authenticate': 'Bearer' });
-    } else if (!loopbackCaller(req)) return refuse(res, edge, MetricsErrors.metricsNotLocal());
-    let text: string;
-    try {
-      text = await metrics.registry.metrics();
-    } catch (err) {
-      log.error({ err }, 'metrics: not collected');
-      return refuse(res, edge, internalError());
-    }
-    res.writeHead(200, { 'content-type': metrics.registry.contentType, 'content-length': String(Buffer.byteLength(text)), ...edge.headers });
-    res.end(req.method === 'HEAD' ? undefined : text);
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { execute as executeGraphQL, getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { CloseCode } from 'graphql-ws';
@@ -9,24 +9,21 @@ import type { EventPubSub, PresentedEvent } from '../events/event-relay.ts';
 import { liveEventStreamOf, type LiveEventStream } from '../schema/subscription.ts';
 import { DomainError } from '../domain/shared/errors.ts';
 import { newId } from '../domain/shared/ids.ts';
-import type { ServerContext } from './edge/context.ts';
-import { sameOrigin } from './edge/use-ops-screen.ts';
-import { OpsErrors } from '../ops/ops.errors.ts';
-import { csrfTokenMatches, sessionTokenOf } from '../ops/sessions.ts';
+import { edgeContext, finishEdge, refusesOperation, runEdge, type EdgeStep } from './edge/runner.ts';
 import { EdgeErrors } from './edge.errors.ts';
-import { internalError, toGraphQLError } from './error-envelope.ts';
+import { asDomainError, toGraphQLError } from './error-envelope.ts';
 import { maskError, withContractExtensions, type Yoga } from './graphql-server.ts';
 import { AuditTrail, requestScope, type RequestScope } from './request-scope.ts';
+import { nodeRequestUrl, websocketEdgeRequest } from './transports/requests.ts';
+import type { RequestFrame } from './transports/yoga.ts';
 import { log } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Principal } from '../domain/access/permissions.ts';
 
 export interface GraphQLWebSocketOptions {
   yoga: Yoga;
-  /** The environment a host name serves, when the operator split them (else null). */
-  hostEnvironment: (hostname: string) => 'live' | 'test' | null;
-  /** Checks a credential when a connection opens (the same admission as every request). */
-  admit(authorization: string | null, hostEnvironment: 'live' | 'test' | null, opsSession: string | null): Promise<Principal>;
+  /** The edge's steps: every operation of a connection passes them, as every HTTP request does. */
+  steps: readonly EdgeStep[];
   /** Counts the subscriptions open (src/metrics.ts). */
   metrics?: Metrics;
 }
@@ -34,14 +31,14 @@ export interface GraphQLWebSocketOptions {
 /** Close codes of a refused connection; the close reason is the contract's error code. */
 export const WS_CLOSE = { unauthenticated: 4401, forbidden: 4403, internal: CloseCode.InternalServerError } as const;
 
-/** `connection_init` payload: the key as an HTTP Authorization header value. */
+/** `connection_init` payload: the key as an HTTP Authorization header value; the ops screen's CSRF token. */
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown; csrfToken?: unknown } | undefined;
 
 /**
  * What one connection remembers: the credential it opened with, checked again on every
  * operation; and for its log lines, its id, when it opened and the key it was admitted with.
  */
-type ConnectionExtra = { authorization: string | null; hostEnvironment: 'live' | 'test' | null; connectionId?: string; openedAt?: number; principal?: Principal; opsSession: string | null };
+type ConnectionExtra = { credential?: { authorization: string | null; csrfToken: string | null }; connectionId?: string; openedAt?: number; principal?: Principal };
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
 type RootValue = {
@@ -53,13 +50,20 @@ type RootValue = {
   id: string;
   socket: WebSocket;
   query: string;
+  /** The operation's result when the edge refused it: sent instead of running it. */
+  refused?: ExecutionResult;
 };
 
+/** A refusal that ends the connection: the caller is not (or no longer) admitted. */
+const endsConnection = (error: DomainError) => error.type === 'authentication_error' || error.type === 'authorization_error';
+
 /**
- * graphql-ws on the GraphQL path of `server`. Every operation runs through `yoga.getEnveloped()`
- * with the same edge context as an HTTP request, so the same plugins authenticate it (the
- * connection's key, again for each operation), count it against the key's rate limit, scope
- * it to the tenant and mask its errors.
+ * graphql-ws on the GraphQL path of `server`. A connection is admitted, and each of its
+ * operations passes, through the edge's steps (src/http/edge/steps.ts), as an HTTP request
+ * does: the connection's credential (checked again for each operation: a revoked key stops
+ * there), its environment, the ops session's cookie and CSRF token, the key's rate limit, the
+ * operation's access and input. Then yoga's envelope parses, validates and runs it with the
+ * same context as over HTTP, and masks its errors.
  *
  * The key travels in the connection parameters (`{ authorization: 'Bearer svc_...' }`, since
  * browsers cannot set headers on a WebSocket); without a valid one the connection is closed
@@ -67,7 +71,7 @@ type RootValue = {
  * Mutations are refused: they go over HTTP, where idempotency keys and the audit log apply.
  */
 export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocketOptions): { close(): Promise<void> } {
-  const { yoga } = options;
+  const { yoga, steps } = options;
   // No permessage-deflate (ws's default, stated here): a zlib context per connection would
   // cost far more memory than the small JSON frames save.
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, perMessageDeflate: false });
@@ -87,18 +91,25 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
     }
   };
 
+  /** The edge context of one operation (or of the connection's admission) over this connection. */
+  const operationContext = (extra: ConnectionExtra & { request: IncomingMessage }, requestId: string, audit: AuditTrail) => {
+    const url = nodeRequestUrl(extra.request);
+    if (!url) throw EdgeErrors.routeNotFound('GET', extra.request.url ?? '');
+    return edgeContext(requestId, 'websocket', websocketEdgeRequest(extra.request, url, extra.credential!), audit);
+  };
+
   const disposable = useServer<ConnectionParams, ConnectionExtra>(
     {
       async onConnect(ctx) {
         connectionFields(ctx.extra); // its id and start
         const params = ctx.connectionParams;
         const raw = params?.authorization ?? params?.Authorization;
-        ctx.extra.authorization = typeof raw === 'string' ? raw : null;
-        ctx.extra.hostEnvironment = options.hostEnvironment((ctx.extra.request.headers.host ?? '').replace(/:\d+$/, ''));
-        ctx.extra.opsSession = null;
+        ctx.extra.credential = { authorization: typeof raw === 'string' ? raw : null, csrfToken: typeof params?.csrfToken === 'string' ? params.csrfToken : null };
         try {
-          if (ctx.extra.authorization === null) ctx.extra.opsSession = opsSessionOf(ctx.extra.request.headers, params?.csrfToken);
-          ctx.extra.principal = await options.admit(ctx.extra.authorization, ctx.extra.hostEnvironment, ctx.extra.opsSession);
+          // The edge's request phase: the connection's credential, cookie, environment and rate.
+          const edge = operationContext(ctx.extra, ctx.extra.connectionId!, new AuditTrail());
+          await runEdge(steps, edge);
+          ctx.extra.principal = edge.principal;
           log.info(connectionFields(ctx.extra), 'websocket opened');
           return true;
         } catch (err) {
@@ -112,36 +123,41 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const requestId = newId('request');
         const audit = new AuditTrail();
         return requestScope.run({ requestId, audit }, async () => {
-          const fail = (error: DomainError) => [toGraphQLError(error, requestId)];
-          const edge: ServerContext = {
-            requestId, audit, idempotencyKey: null, headers: {}, finally: [],
-            connection: { authorization: ctx.extra.authorization ?? null, hostEnvironment: ctx.extra.hostEnvironment ?? null, opsSession: ctx.extra.opsSession ?? null },
-          };
+          const edge = operationContext(ctx.extra, requestId, audit);
+          const graphql: NonNullable<typeof edge.graphql> = { params: { query: payload.query, operationName: payload.operationName ?? undefined, variables: payload.variables ?? undefined, extensions: payload.extensions ?? undefined } };
+          edge.graphql = graphql;
+          const answered = (status: number) => finishEdge(steps, edge, { status, streaming: true, text: async () => '' });
           // No fetch `request` here, as in yoga's graphql-ws recipe: yoga's HTTP-only checks
           // (such as "mutations need POST") look for one and stay out of the socket's way.
-          const initialContext = { ...edge, params: { query: payload.query, operationName: payload.operationName ?? undefined, variables: payload.variables ?? undefined, extensions: payload.extensions ?? undefined } };
+          const frame: RequestFrame = { requestId, audit, edge: edge as RequestFrame['edge'] };
+          const initialContext = { frame, params: graphql.params };
           const { schema, parse, validate, execute, subscribe, contextFactory } = yoga.getEnveloped(initialContext as typeof initialContext & YogaInitialContext);
-          let contextValue: unknown;
           try {
-            contextValue = await contextFactory();
+            await runEdge(steps, edge);
           } catch (err) {
-            const error = err instanceof DomainError ? err : internalError();
+            const error = asDomainError(err, requestId);
+            await answered(error.status);
+            // An operation's refusal (its access, its input) is its result, as over HTTP.
+            if (refusesOperation(edge)) {
+              const refused: ExecutionResult = { data: null, errors: [toGraphQLError(error, requestId)] };
+              const rootValue: RootValue = { execute, subscribe, requestId, audit, id, socket: ctx.extra.socket, query: payload.query, refused };
+              return { schema, document: graphql.document!, operationName: payload.operationName, variableValues: payload.variables, contextValue: {}, rootValue } satisfies ExecutionArgs;
+            }
             // A key revoked since the connection opened (or now refused) closes the connection.
-            if (error.type === 'authentication_error' || error.type === 'authorization_error' || !(err instanceof DomainError)) refuse(ctx.extra.socket, err);
-            return fail(error);
+            if (endsConnection(error) || !(err instanceof DomainError)) refuse(ctx.extra.socket, err);
+            return [toGraphQLError(error, requestId)];
           }
+          await answered(200);
+          const contextValue = await contextFactory();
           let document: DocumentNode;
           try {
-            document = parse(payload.query);
+            document = graphql.document ?? parse(payload.query);
           } catch (err) {
             if (!(err instanceof GraphQLError)) throw err;
             return contractErrors([err], requestId);
           }
           const operation = getOperationAST(document, payload.operationName);
           if (!operation) return contractErrors([new GraphQLError('Could not determine what operation to execute.')], requestId);
-          if (operation.operation === 'mutation') {
-            return fail(EdgeErrors.methodNotAllowed('Mutations are not allowed over the WebSocket; send them with POST /graphql.'));
-          }
           const errors = validate(schema, document);
           if (errors.length) return contractErrors(errors, requestId);
           const rootValue: RootValue = { execute, subscribe, requestId, audit, id, socket: ctx.extra.socket, query: payload.query };
@@ -163,10 +179,12 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
       // Run in the operation's request scope, so masked errors carry its request id.
       execute: (args) => {
         const root = args.rootValue as RootValue;
+        if (root.refused) return root.refused;
         return requestScope.run({ requestId: root.requestId, audit: root.audit }, () => root.execute(args));
       },
       subscribe: async (args) => {
         const root = args.rootValue as RootValue;
+        if (root.refused) return root.refused;
         const scope = { requestId: root.requestId, audit: root.audit };
         const result = await requestScope.run(scope, () => root.subscribe(args));
         if (!isAsyncIterable(result)) return result;
@@ -196,19 +214,6 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
       await disposable.dispose();
     },
   };
-}
-
-/**
- * The ops screen's connection: no key, but the session cookie, opened by a page of this very
- * service (the Origin header) that sent the session's CSRF token in the connection parameters
- * (`{ csrfToken }`). Null when there is no cookie (then the missing key refuses the connection).
- */
-function opsSessionOf(headers: IncomingHttpHeaders, csrfToken: unknown): string | null {
-  const token = sessionTokenOf(headers.cookie);
-  if (token === null) return null;
-  if (!sameOrigin(headers.origin, headers.host)) throw OpsErrors.originNotAllowed(headers.origin ?? '(no Origin header)');
-  if (!csrfTokenMatches(token, typeof csrfToken === 'string' ? csrfToken : null)) throw OpsErrors.csrfTokenInvalid();
-  return token;
 }
 
 // ------------------------------------------------------------------ shared fan-out
@@ -368,7 +373,12 @@ function groupKey(live: LiveEventStream, args: ExecutionArgs, root: RootValue): 
   return JSON.stringify([live.topic, principal?.keyKind ?? '-', permissions, root.query, args.operationName ?? null, args.variableValues ?? null]);
 }
 
-/** The subscription's selection on one event, as graphql-ws would execute it for this subscriber. */
+/**
+ * The subscription's selection on one event: GraphQL's own `execute` with the event as root,
+ * which is what graphql-js's `subscribe` runs for each event of a source stream. The edge's
+ * steps and the envelope's checks ran once, when the operation subscribed, as for any
+ * subscription.
+ */
 async function executeFor(s: FanoutSubscriber, event: PresentedEvent): Promise<ExecutionResult> {
   return requestScope.run(s.scope, async () => executeGraphQL({ ...s.args, rootValue: event }));
 }

@@ -1,6 +1,6 @@
-import { Response } from '@whatwg-node/server';
-import type { SigningPage } from '../../domain/agreements/signing-link.ts';
-import { formatMoney } from '../../domain/agreements/agreement-document.ts';
+import type { SigningPage } from '../../../domain/agreements/signing-link.ts';
+import { formatMoney } from '../../../domain/agreements/agreement-document.ts';
+import type { EdgeAnswer, EdgeRequest } from '../runner.ts';
 
 /*
  * The signing link opened in a browser: the same summary as the JSON answer, a link to the
@@ -10,8 +10,8 @@ import { formatMoney } from '../../domain/agreements/agreement-document.ts';
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Whether the caller asked for a page rather than JSON (a browser following the link). */
-export const wantsHtml = (request: Request) => {
-  const accept = request.headers.get('accept') ?? '';
+export const wantsHtml = (request: EdgeRequest) => {
+  const accept = request.header('accept') ?? '';
   return accept.includes('text/html') && !accept.startsWith('application/json');
 };
 
@@ -24,15 +24,15 @@ const HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-function layout(title: string, body: string, status = 200): Response {
+function layout(title: string, body: string, status = 200): EdgeAnswer {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}dt{font-weight:600}dd{margin:0 0 .6rem}label{display:block;margin:.8rem 0}input[type=text]{width:100%;padding:.4rem}button{padding:.5rem 1.2rem}</style>
 </head><body>${body}</body></html>`;
   // A known length, as every answer of the service: one write, not chunks.
-  return new Response(html, { status, headers: { ...HEADERS, 'content-length': String(Buffer.byteLength(html)) } });
+  return { status, headers: { ...HEADERS, 'content-length': String(Buffer.byteLength(html)) }, body: html };
 }
 
-export function signingPageHtml(page: SigningPage, action: string): Response {
+export function signingPageHtml(page: SigningPage, action: string): EdgeAnswer {
   const facts: [string, string][] = [
     ['Renter', page.customer_name],
     ['Vehicle', page.vehicle_name],
@@ -54,6 +54,6 @@ export function signingPageHtml(page: SigningPage, action: string): Response {
   return layout(`Rental agreement: ${page.business_name}`, `<h1>Rental agreement</h1><p>${escapeHtml(page.business_name)}, booking ${escapeHtml(page.booking_id)}</p>${summary}${documentLink}${form}`);
 }
 
-export function signingErrorHtml(status: number, message: string): Response {
+export function signingErrorHtml(status: number, message: string): EdgeAnswer {
   return layout('Rental agreement', `<h1>Rental agreement</h1><p>${escapeHtml(message)}</p>`, status);
 }

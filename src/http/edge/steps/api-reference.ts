@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Response } from '@whatwg-node/server';
-import { projectRoot } from '../../project-root.ts';
-import type { EdgePlugin } from './context.ts';
+import { projectRoot } from '../../../project-root.ts';
+import type { EdgeStep } from '../runner.ts';
 
 /** Swagger UI's own files, served from the installed package (no CDN: the page works offline). */
 const ASSETS: Record<string, string> = {
@@ -45,23 +44,29 @@ const INIT = `window.ui = SwaggerUIBundle({
  * GET /docs: the API reference, rendered in the browser from GET /v1/openapi.json by Swagger
  * UI, every file of it served from here. No key is needed to read it; "Try it out" takes one.
  */
-export const answersApiReference = (method: string, pathname: string) => method === 'GET' && (pathname === '/docs' || pathname.startsWith('/docs/'));
-
-export function useApiReference(): EdgePlugin {
+export function apiReferenceStep(): EdgeStep {
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
   const asset = (name: string) => {
     let bytes = cache.get(name);
     if (!bytes) cache.set(name, (bytes = new Uint8Array(readFileSync(join(projectRoot, 'node_modules', 'swagger-ui-dist', name)))));
     return bytes;
   };
-  const headers = (type: string) => ({ 'content-type': type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+  const answer = (type: string, body: string | Uint8Array<ArrayBuffer>) => ({
+    status: 200,
+    headers: { 'content-type': type, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength), 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' },
+    body,
+  });
   return {
-    onRequest({ url, request, endResponse }) {
-      if (!answersApiReference(request.method, url.pathname)) return;
-      if (url.pathname === '/docs' || url.pathname === '/docs/') return endResponse(new Response(PAGE, { headers: headers('text/html; charset=utf-8') }));
-      if (url.pathname === '/docs/reference.js') return endResponse(new Response(INIT, { headers: headers('text/javascript; charset=utf-8') }));
-      const name = url.pathname.slice('/docs/'.length);
-      if (Object.hasOwn(ASSETS, name)) return endResponse(new Response(asset(name), { headers: headers(ASSETS[name]) }));
+    name: 'api-reference',
+    run(ctx) {
+      const { method, pathname } = ctx.request;
+      if (method !== 'GET' || (pathname !== '/docs' && !pathname.startsWith('/docs/'))) return;
+      if (pathname === '/docs' || pathname === '/docs/') ctx.answer = answer('text/html; charset=utf-8', PAGE);
+      else if (pathname === '/docs/reference.js') ctx.answer = answer('text/javascript; charset=utf-8', INIT);
+      else {
+        const name = pathname.slice('/docs/'.length);
+        if (Object.hasOwn(ASSETS, name)) ctx.answer = answer(ASSETS[name], asset(name));
+      }
     },
   };
 }

@@ -1,0 +1,47 @@
+import type { TenantDbFactory } from '../../../db/tenant-db.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, releaseIdempotencyKey, renewIdempotencyLease } from '../../idempotency.ts';
+import type { EdgeContext, EdgeStep } from '../runner.ts';
+
+/**
+ * `Idempotency-Key` on every POST, REST and GraphQL alike (the contract's "Idempotency"): the
+ * first answer is stored and replayed verbatim with `Idempotent-Replayed: true`; any answer
+ * but a 5xx is remembered (errors included); a request that fails on our side, or a stream,
+ * releases its key so it can be retried. While the request runs its claim is renewed, so a
+ * claim outlives an owner that died by one lease at most.
+ */
+export function idempotencyStep(tenantDb: TenantDbFactory): EdgeStep {
+  async function claim(ctx: EdgeContext, key: string): Promise<void> {
+    const principal = ctx.principal!;
+    const db = tenantDb(principal);
+    const { request } = ctx;
+    const claimed = await claimIdempotencyKey(db, { businessId: principal.businessId, livemode: principal.livemode }, {
+      key, method: request.method, path: request.pathname + request.search, body: ctx.body ?? '', requestId: ctx.requestId,
+    });
+    if (claimed.kind === 'replay') {
+      ctx.headers['Request-Id'] = claimed.response.requestId;
+      ctx.answer = { status: claimed.response.status, headers: { 'content-type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' }, body: claimed.response.body };
+      return;
+    }
+    ctx.idempotencyKey = key;
+    const renewal = setInterval(() => void renewIdempotencyLease(db, key, ctx.requestId).catch(() => {}), IDEMPOTENCY_LEASE_MS / 3);
+    renewal.unref();
+    ctx.finally.push(() => clearInterval(renewal));
+  }
+
+  return {
+    name: 'idempotency',
+    run(ctx) {
+      if (ctx.transport !== 'http' || ctx.request.method !== 'POST' || !ctx.principal) return;
+      const key = ctx.request.header('idempotency-key');
+      if (key !== null) return claim(ctx, key);
+    },
+    /** Store the answer for replays, or release the key (a 5xx, a stream). */
+    answered(ctx, response) {
+      const key = ctx.idempotencyKey;
+      if (key === null || !ctx.principal) return;
+      const db = tenantDb(ctx.principal);
+      if (response.status >= 500 || response.streaming) return releaseIdempotencyKey(db, key, ctx.requestId);
+      return response.text().then((body) => completeIdempotencyKey(db, key, ctx.requestId, { status: response.status, body }));
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { acceptInvitation, type InvitationAcceptanceDeps } from '../../../domain/team/accept-invitation.ts';
+import { createSignInLink, signInUrl } from '../../../ops/sessions.ts';
+import { presentTeamMember } from '../../../domain/team/team.fields.ts';
+import { EdgeErrors } from '../../edge.errors.ts';
+import { jsonObjectBody } from '../../input-safety.ts';
+import { jsonAnswer, type EdgeStep } from '../runner.ts';
+
+const LINK = /^\/v1\/team\/invitations\/(inv_[0-9a-z]{1,60})\/accept$/;
+
+/**
+ * POST /v1/team/invitations/{id}/accept?token=...: the invitee joins the team with their
+ * `name`. No API key: the link's one-time token is the authorization, as with a signed file
+ * link. Answers 201 with the new team member, and `ops_sign_in_url`: a one-time link (15
+ * minutes) that signs the new member in to the ops screen, in the inviter's environment.
+ */
+export function invitationAcceptanceStep(deps: InvitationAcceptanceDeps & { bodyLimitBytes: number; now(): Date; publicUrl?: string }): EdgeStep {
+  return {
+    name: 'invitation-acceptance',
+    run(ctx) {
+      const { request } = ctx;
+      if (!request.pathname.startsWith('/v1/team/invitations/') || !LINK.test(request.pathname)) return;
+      if (request.method !== 'POST') {
+        ctx.headers.Allow = 'POST';
+        throw EdgeErrors.methodNotAllowed('An invitation is accepted with POST (a JSON body with your `name`).');
+      }
+      const invitationId = LINK.exec(request.pathname)![1];
+      return (async () => {
+        const body = jsonObjectBody((await request.bytes(deps.bodyLimitBytes)).toString('utf8'));
+        const { member, livemode } = await acceptInvitation(deps, { invitationId, token: request.searchParams.get('token'), body, requestId: ctx.requestId, now: deps.now() });
+        const link = await createSignInLink(deps.prisma, { businessId: member.businessId, memberId: member.id, livemode, now: deps.now() });
+        ctx.answer = jsonAnswer(201, { ...presentTeamMember(member, livemode), ops_sign_in_url: signInUrl(deps.publicUrl ?? request.origin, link.token) });
+      })();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { EdgeErrors } from '../../edge.errors.ts';
+import type { EdgeStep, MatchedRoute } from '../runner.ts';
+
+export type RouteLookup = (method: string, pathname: string) => { kind: 'found'; route: MatchedRoute } | { kind: 'method_not_allowed'; allowed: string[] } | { kind: 'not_found' };
+
+/**
+ * How a request is served: GraphQL (the GraphQL path), its GraphiQL page, or a REST route of
+ * the table. An unknown path is 404 and a known path with another method 405 (with Allow),
+ * before authentication. A REST request's operation is known from here on.
+ */
+export function routingStep(lookup: RouteLookup, graphqlPath: string): EdgeStep {
+  return {
+    name: 'routing',
+    run(ctx) {
+      const { method, pathname } = ctx.request;
+      if (pathname === graphqlPath) {
+        const page = ctx.transport === 'http' && method === 'GET' && (ctx.request.header('accept') ?? '').includes('text/html');
+        ctx.kind = page ? 'graphiql' : 'graphql';
+        return;
+      }
+      const match = lookup(method, pathname);
+      if (match.kind === 'not_found') throw EdgeErrors.routeNotFound(method, pathname);
+      if (match.kind === 'method_not_allowed') {
+        ctx.headers.Allow = match.allowed.join(', ');
+        throw EdgeErrors.methodNotAllowed(`${method} is not allowed on ${pathname}; use ${match.allowed.join(' or ')}.`);
+      }
+      ctx.kind = 'rest';
+      ctx.route = match.route;
+      ctx.operations = match.route.operation ? [match.route.operation] : [];
+      // A write is any method but GET and HEAD: its audit record is written whatever its outcome.
+      if (method !== 'GET' && method !== 'HEAD') {
+        ctx.audit.write = true;
+        ctx.audit.operation = match.route.operation?.name ?? `${method} ${match.route.path}`;
+      }
+    },
+  };
+}
