@@ -3,13 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /*
- * Every relative link of README.md and docs/*.md points at a file of the repository, and every
- * `#anchor` (in the same document or another) at one of that document's headings, as GitHub
- * names them. The documents never point outside the repository by a relative path.
+ * Every relative link of README.md, docs/*.md and bench/README.md points at a file of the
+ * repository, and every `#anchor` (in the same document or another) at one of that document's
+ * headings, as GitHub names them. The documents never point outside the repository by a
+ * relative path. README.md's map links every one of the other documents, so none is orphaned.
  */
 
 const root = path.resolve(import.meta.dirname, '..');
-const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const guides = [...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'bench/README.md'];
+const documents = ['README.md', ...guides];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchorsOf(markdown: string): Set<string> {
@@ -41,9 +43,14 @@ const cases = documents.flatMap((doc) =>
     .map((target) => [doc, target] as const),
 );
 
-describe('relative links of README.md and docs/*.md', () => {
+describe('relative links of README.md, docs/*.md and bench/README.md', () => {
   it('there are some', () => {
     expect(cases.length).toBeGreaterThan(5);
+  });
+
+  it("README.md's map links every document of docs/ and bench/README.md", () => {
+    const linked = new Set(cases.filter(([doc]) => doc === 'README.md').map(([, target]) => target.split('#')[0]));
+    expect(guides.filter((guide) => !linked.has(guide))).toEqual([]);
   });
 
   it.each(cases)('%s → %s', (doc, target) => {
