@@ -2,6 +2,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, isAsyncIterable, type YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
+import { ownerLookup } from '../db/owner-lookup.ts';
 import type { GraphQLContext } from '../builder.ts';
 import type { DomainConfig } from '../domain/shared/context.ts';
 import type { Principal } from '../domain/access/permissions.ts';
@@ -192,17 +193,18 @@ export function createGraphQLServer(deps: EdgeDeps): { yoga: Yoga; openapi: () =
   const lookup = routeLookup(compiled, (edge, request) => operationContext(deps, edge, edge.principal!, request));
   const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment };
   const rateLimit = { limiter: deps.limiter, limits: deps.limits };
+  const owners = ownerLookup(deps.prisma);
   let openapi: string | null = null;
   const document = () => (openapi ??= JSON.stringify(openApiDocument(compiled)));
   const plugins: EdgePlugin[] = [
     useRequestFrame(),
     useObservation(deps.metrics),
     useHealth(deps.health),
-    useFileTransfer({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
-    useAgreementSigning({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
-    useInvitationAcceptance({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
+    useFileTransfer({ owners, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
+    useAgreementSigning({ owners, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    useInvitationAcceptance({ prisma: deps.prisma, owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
     useOpsScreen({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
-    useProcessorEvents({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
+    useProcessorEvents({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     useOpenApiDocument(document),
     useApiReference(),
     useRouting(lookup, GRAPHQL_PATH),

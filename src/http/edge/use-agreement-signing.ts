@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
 import { signingLinkPath, type SigningLinkSigner } from '../../domain/agreements/agreement-links.ts';
 import { readSigningLink, signThroughLink, type SigningLinkDeps, type SigningPage } from '../../domain/agreements/signing-link.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
@@ -44,7 +44,7 @@ async function answer(html: boolean, run: () => Promise<SigningPage>, action: st
  * connection's address and the user agent.
  */
 export function useAgreementSigning(deps: {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
   signer: SigningLinkSigner;
   files: { storage: FileStorage; signer: FileLinkSigner; publicUrl: string | undefined };
@@ -54,7 +54,7 @@ export function useAgreementSigning(deps: {
   const serve = refusing(async ({ url, request, serverContext }) => {
     const [, agreementId] = LINK.exec(url.pathname)!;
     const domain: SigningLinkDeps = {
-      prisma: deps.prisma,
+      owners: deps.owners,
       tenantDb: deps.tenantDb,
       signer: deps.signer,
       files: (owner) => fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? url.origin, owner),

@@ -1,4 +1,5 @@
 import { acceptInvitation, type InvitationAcceptanceDeps } from '../../domain/team/accept-invitation.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { createSignInLink, signInUrl } from '../../ops/sessions.ts';
 import { presentTeamMember } from '../../domain/team/team.fields.ts';
 import { EdgeErrors } from '../edge.errors.ts';
@@ -15,7 +16,7 @@ const LINK = /^\/v1\/team\/invitations\/(inv_[0-9a-z]{1,60})\/accept$/;
  * link. Answers 201 with the new team member, and `ops_sign_in_url`: a one-time link (15
  * minutes) that signs the new member in to the ops screen, in the inviter's environment.
  */
-export function useInvitationAcceptance(deps: InvitationAcceptanceDeps & { bodyLimitBytes: number; now(): Date; publicUrl?: string }): EdgePlugin {
+export function useInvitationAcceptance(deps: InvitationAcceptanceDeps & { prisma: PrismaClient; bodyLimitBytes: number; now(): Date; publicUrl?: string }): EdgePlugin {
   const serve = refusing(async ({ url, request, serverContext }) => {
     if (request.method !== 'POST') {
       serverContext.headers.Allow = 'POST';

@@ -2,7 +2,7 @@ import { ProcessorErrors } from '../../domain/payments/payment.errors.ts';
 import { applyIdentityEvent } from '../../domain/identity/identity-events.ts';
 import { applyProcessorEvent } from '../../domain/payments/processor-events.ts';
 import type { PaymentProcessor } from '../../domain/payments/processor.ts';
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import type { ProcessorEventReader } from '../../processors/stripe-webhook.ts';
 import { EdgeErrors } from '../edge.errors.ts';
@@ -20,7 +20,7 @@ export const STRIPE_EVENTS_PATH = '/v1/processor/stripe/webhook';
  * processor's own retries are the only ones that ever land.
  */
 export function useProcessorEvents(deps: {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
   bodyLimitBytes: number;
   readStripeEvent: ProcessorEventReader | null;
@@ -35,7 +35,7 @@ export function useProcessorEvents(deps: {
       const body = await readBounded(request, deps.bodyLimitBytes);
       const event = deps.readStripeEvent(body, request.headers.get('stripe-signature'));
       const processorOf = (livemode: boolean) => (livemode ? deps.processors.live : deps.processors.test);
-      const applying = { prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: serverContext.requestId };
+      const applying = { owners: deps.owners, tenantDb: deps.tenantDb, requestId: serverContext.requestId };
       const result = 'kind' in event ? await applyIdentityEvent(applying, event) : await applyProcessorEvent({ ...applying, processorOf }, event);
       return jsonResponse(200, { object: 'processor_event', id: event.id, type: event.type, outcome: result.outcome, booking_id: result.bookingId });
     });
