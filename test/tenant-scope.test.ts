@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { blockingBookingsOverlapping } from '../src/domain/bookings/booking-overlap.ts';
@@ -17,6 +18,42 @@ import { delegate, keyOf, makeRow, models, unique } from './support/rows.ts';
  * (so the check can fail). The rows are made from the datamodel, so a model added later is
  * covered without new test code.
  */
+
+/** Names that are the unscoped client, its class, or its transaction (domain code names TenantDb and TenantTx). */
+const UNSCOPED_NAMES = new Set(['PrismaClient', 'DefaultPrismaClient', 'TransactionClient', 'getPrismaClientClass']);
+/** Modules that hand out the unscoped client or a connection of one's own. */
+const UNSCOPED_MODULES = [/\/db\/database\.ts$/, /\/generated\/prisma\/internal\//, /^@prisma\/(client|adapter-)/, /^pglite-prisma-adapter$/, /^pg$/, /^@electric-sql\/pglite/];
+const GENERATED_CLIENT = /\/generated\/prisma\/client\.ts$/;
+const RAW_SQL = new Set(['$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe', '$queryRawTyped']);
+
+/**
+ * Every way a domain file reaches past the tenant scope, read from its syntax tree: a name of
+ * the unscoped client (in a type, an import, `import type` included, a qualified name, an
+ * indexed type), a module that hands one out, the whole generated client as a namespace (which
+ * would name it by a computed key), raw SQL.
+ */
+function unscopedReaches(file: string, text: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isIdentifier(node) || ts.isStringLiteral(node)) && UNSCOPED_NAMES.has(node.text)) found.push(`${file}: names the unscoped client (${node.text})`);
+    if (ts.isIdentifier(node) && RAW_SQL.has(node.text)) found.push(`${file}: raw SQL (${node.text})`);
+    if (ts.isStringLiteral(node) && UNSCOPED_MODULES.some((m) => m.test(node.text)) && isModuleName(node)) found.push(`${file}: imports ${node.text}`);
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && GENERATED_CLIENT.test(node.moduleSpecifier.text) && node.importClause?.namedBindings && ts.isNamespaceImport(node.importClause.namedBindings)) {
+      found.push(`${file}: imports the whole generated client`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
+  return found;
+}
+
+/** The string is where a module is named: import / export ... from, import(), import('...') in a type, require(). */
+function isModuleName(node: ts.StringLiteral): boolean {
+  const parent = node.parent;
+  if (ts.isImportDeclaration(parent) || ts.isExportDeclaration(parent)) return true;
+  if (ts.isLiteralTypeNode(parent) && ts.isImportTypeNode(parent.parent)) return true;
+  return ts.isCallExpression(parent) && (parent.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(parent.expression) && parent.expression.text === 'require'));
+}
 
 describe('the tenant scope covers every tenant model of schema.prisma', () => {
   it('knows every model with a businessId, read from the schema file itself', async () => {
@@ -37,13 +74,35 @@ describe('the tenant scope covers every tenant model of schema.prisma', () => {
     const root = path.resolve(import.meta.dirname, '../src/domain');
     const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'));
     const offenders: string[] = [];
-    for (const file of files) {
-      const text = await readFile(path.join(root, file), 'utf8');
-      if (/import (?!type)[^;]*\bPrismaClient\b|from '[./]+db\/database\.ts'|new PrismaClient/.test(text)) offenders.push(`${file}: reaches an unscoped client`);
-      const raw = text.match(/\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)\b[^;]*/g) ?? [];
-      for (const call of raw) offenders.push(`${file}: raw SQL ${call.slice(0, 60)}`);
-    }
+    for (const file of files) offenders.push(...unscopedReaches(file, await readFile(path.join(root, file), 'utf8')));
     expect(offenders).toEqual([]);
+  });
+
+  it('the domain check catches type imports and the other names of the unscoped client, and lets the scoped types pass', () => {
+    const caught = (source: string) => unscopedReaches('sample.ts', source);
+    const unscoped = [
+      "import type { PrismaClient } from '../../generated/prisma/client.ts';",
+      "import { PrismaClient } from '../../generated/prisma/client.ts';",
+      "import { type Booking, type PrismaClient as Base } from '../../generated/prisma/client.ts';",
+      "import type { Prisma } from '../../generated/prisma/client.ts'; type Tx = Prisma.TransactionClient;",
+      "import type { Prisma } from '../../generated/prisma/client.ts'; type C = Prisma.DefaultPrismaClient;",
+      "type C = import('../../generated/prisma/client.ts').PrismaClient;",
+      "type C = typeof import('../../generated/prisma/client.ts')['PrismaClient'];",
+      "import * as generated from '../../generated/prisma/client.ts';",
+      "import type { PrismaClient } from '../../generated/prisma/internal/class.ts';",
+      "import type { Database } from '../../db/database.ts';",
+      "const { openDatabase } = await import('../../db/database.ts');",
+      "import { PrismaPg } from '@prisma/adapter-pg';",
+      'const rows = await db.$queryRawUnsafe(text);',
+    ];
+    for (const source of unscoped) expect({ source, caught: caught(source).length > 0 }).toEqual({ source, caught: true });
+    const scoped = [
+      "import type { TenantDb, TenantTx } from '../../db/tenant-db.ts'; type T = TenantTx;",
+      "import { Prisma, type Booking } from '../../generated/prisma/client.ts'; const w: Prisma.BookingWhereInput = {}; const q = Prisma.sql`SELECT 1`;",
+      "import type { OwnerLookup } from '../../db/owner-lookup.ts';",
+      "import { isUniqueViolation } from '../../db/database-errors.ts';",
+    ];
+    for (const source of scoped) expect({ source, caught: caught(source) }).toEqual({ source, caught: [] });
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TenantDb, TenantDbFactory } from '../../db/tenant-db.ts';
-import type { Agreement, PrismaClient } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
+import type { Agreement } from '../../generated/prisma/client.ts';
 import { expireHolds } from '../bookings/booking-holds.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import { downloadLink, type FileAccess, type FileOwner } from '../files/file-links.ts';
@@ -17,7 +18,7 @@ import { recordAgreementSigned } from './agreement-signing.ts';
  */
 
 export interface SigningLinkDeps {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
   signer: SigningLinkSigner;
   /** File links of the agreement's business and environment. */
@@ -37,11 +38,11 @@ interface LinkedAgreement {
 /** The agreement a link names, in its own business's scope, once the link proves to be for its current version. */
 async function linkedAgreement(deps: SigningLinkDeps, agreementId: string, params: URLSearchParams): Promise<LinkedAgreement> {
   // The one question asked across businesses: whose agreement the link names.
-  const owner = await deps.prisma.agreement.findUnique({ where: { id: agreementId }, select: { businessId: true, livemode: true } });
+  const found = await deps.owners.resolveOwner('agreement', agreementId);
   const version = deps.signer.versionOf(params);
-  if (!owner || version === null) throw AgreementErrors.signingLinkInvalid('invalid');
-  const business = await deps.prisma.business.findUniqueOrThrow({ where: { id: owner.businessId }, select: { sandboxClockOffsetSeconds: true } });
-  const now = new Date(deps.now().getTime() + (owner.livemode ? 0 : business.sandboxClockOffsetSeconds * 1000));
+  if (!found || version === null) throw AgreementErrors.signingLinkInvalid('invalid');
+  const owner = { businessId: found.businessId, livemode: found.livemode };
+  const now = new Date(deps.now().getTime() + found.clockOffsetSeconds * 1000);
   const verdict = deps.signer.verify({ ...owner, agreementId, version }, params, now);
   if (verdict === 'invalid') throw AgreementErrors.signingLinkInvalid('invalid');
   const db = deps.tenantDb(owner);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { File, PrismaClient } from '../../generated/prisma/client.ts';
+import type { File } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
@@ -11,7 +12,7 @@ import { fileLifecycle, fileMachine } from './file-state.ts';
 import { sniffContentType } from './file-type.ts';
 
 export interface FileTransferDeps {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
   storage: FileStorage;
   now(): Date;
@@ -22,17 +23,16 @@ export interface FileTransferDeps {
  * sandbox clock, as they were issued): null for a file that does not exist.
  */
 export async function linkOwner(deps: FileTransferDeps, fileId: string): Promise<{ businessId: string; livemode: boolean; now: Date } | null> {
-  const owner = await deps.prisma.file.findUnique({ where: { id: fileId }, select: { businessId: true, livemode: true } });
+  const owner = await deps.owners.resolveOwner('file', fileId);
   if (!owner) return null;
-  const business = owner.livemode ? null : await deps.prisma.business.findUnique({ where: { id: owner.businessId }, select: { sandboxClockOffsetSeconds: true } });
-  return { ...owner, now: new Date(deps.now().getTime() + (business?.sandboxClockOffsetSeconds ?? 0) * 1000) };
+  return { businessId: owner.businessId, livemode: owner.livemode, now: new Date(deps.now().getTime() + owner.clockOffsetSeconds * 1000) };
 }
 
 /** The file a signed link names, in its own business's scope (the one question asked across businesses is whose file it is). */
 async function linkedFile(deps: FileTransferDeps, fileId: string) {
-  const owner = await deps.prisma.file.findUnique({ where: { id: fileId }, select: { businessId: true, livemode: true } });
+  const owner = await deps.owners.resolveOwner('file', fileId);
   if (!owner) throw CommonErrors.resourceMissing('file', fileId);
-  const db = deps.tenantDb(owner);
+  const db = deps.tenantDb({ businessId: owner.businessId, livemode: owner.livemode });
   const file = await db.file.findUniqueOrThrow({ where: { id: fileId } });
   return { db, file };
 }

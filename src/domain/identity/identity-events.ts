@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import { isUniqueViolation } from '../../db/database-errors.ts';
 import { bookingMachine } from '../bookings/booking-state.ts';
@@ -29,22 +29,23 @@ export interface IdentityEventInput {
  * redelivery, even concurrent, changes nothing; a verdict that no longer fits (a newer
  * session, a booking past pickup, a verdict already given) is recorded as ignored, with why.
  */
-export async function applyIdentityEvent(deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; requestId: string }, event: IdentityEventInput): Promise<{ outcome: string; bookingId: string | null }> {
+export async function applyIdentityEvent(deps: { owners: OwnerLookup; tenantDb: TenantDbFactory; requestId: string }, event: IdentityEventInput): Promise<{ outcome: string; bookingId: string | null }> {
   if (!event.sessionId) return { outcome: 'ignored: the event names no verification session', bookingId: null };
-  const owner = await deps.prisma.identityVerification.findFirst({
-    where: { providerSessionId: event.sessionId },
-    select: { businessId: true, livemode: true, bookingId: true },
-  });
-  if (!owner) return { outcome: 'ignored: no identity verification of this service has this session', bookingId: null };
+  const unknown = { outcome: 'ignored: no identity verification of this service has this session', bookingId: null };
+  const owner = await deps.owners.resolveOwner('identity_session', event.sessionId);
+  if (!owner) return unknown;
   const tenant = { businessId: owner.businessId, livemode: owner.livemode };
   const origin: EventOrigin = { ...tenant, requestId: deps.requestId, idempotencyKey: null };
   const db = deps.tenantDb(tenant);
+  // The look-up answers whose it is and nothing more: the booking it concerns is read in the owner's scope.
+  const session = await db.identityVerification.findUnique({ where: { providerSessionId: event.sessionId }, select: { bookingId: true } });
+  if (!session) return unknown;
   try {
     return await db.$transaction(async (tx) => {
-      if (await tx.processorEvent.findUnique({ where: { id: event.id }, select: { id: true } })) return { outcome: 'duplicate', bookingId: owner.bookingId };
+      if (await tx.processorEvent.findUnique({ where: { id: event.id }, select: { id: true } })) return { outcome: 'duplicate', bookingId: session.bookingId };
       // Recorded first: a concurrent delivery of the same event waits here, then finds it.
       await tx.processorEvent.create({ data: { id: event.id, ...tenant, processor: event.processor, type: event.type, objectId: event.sessionId, outcome: 'applying' } });
-      const booking = await tx.booking.findUniqueOrThrow({ where: { id: owner.bookingId } });
+      const booking = await tx.booking.findUniqueOrThrow({ where: { id: session.bookingId } });
       const verification = await tx.identityVerification.findUniqueOrThrow({ where: { bookingId: booking.id } });
       const says = event.says;
       let outcome = 'applied';
@@ -58,7 +59,7 @@ export async function applyIdentityEvent(deps: { prisma: PrismaClient; tenantDb:
     });
   } catch (err) {
     // The same event, applied by a concurrent delivery that committed first.
-    if (isUniqueViolation(err)) return { outcome: 'duplicate', bookingId: owner.bookingId };
+    if (isUniqueViolation(err)) return { outcome: 'duplicate', bookingId: session.bookingId };
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import { isUniqueViolation } from '../../db/database-errors.ts';
 import { bookingMachine } from '../bookings/booking-state.ts';
@@ -40,27 +40,28 @@ const LATE_PAYMENT = 'refunded: the payment arrived after the booking was cancel
  * canceled meanwhile) is recorded as ignored, with why.
  */
 export async function applyProcessorEvent(
-  deps: { prisma: PrismaClient; tenantDb: TenantDbFactory; requestId: string; processorOf(livemode: boolean): PaymentProcessor },
+  deps: { owners: OwnerLookup; tenantDb: TenantDbFactory; requestId: string; processorOf(livemode: boolean): PaymentProcessor },
   event: ProcessorEventInput,
 ): Promise<ProcessorEventResult> {
-  const owner = await deps.prisma.payment.findFirst({
-    // The processor's ids are its own and unique: the payment names its business and environment.
-    where: { processorPaymentId: event.processorPaymentId },
-    select: { businessId: true, livemode: true, bookingId: true },
-  });
-  if (!owner) return { outcome: 'ignored: no payment of this service has this processor id', bookingId: null };
+  const unknown = { outcome: 'ignored: no payment of this service has this processor id', bookingId: null };
+  // The processor's ids are its own and unique: the payment names its business and environment.
+  const owner = await deps.owners.resolveOwner('processor_payment', event.processorPaymentId);
+  if (!owner) return unknown;
   const tenant = { businessId: owner.businessId, livemode: owner.livemode };
   const origin: EventOrigin = { ...tenant, requestId: deps.requestId, idempotencyKey: null };
   const db = deps.tenantDb(tenant);
+  // The look-up answers whose it is and nothing more: the booking it concerns is read in the owner's scope.
+  const paid = await db.payment.findFirst({ where: { processorPaymentId: event.processorPaymentId }, select: { bookingId: true } });
+  if (!paid) return unknown;
   let result: ProcessorEventResult & { lateAmountCents?: number };
   try {
     result = await db.$transaction(async (tx) => {
-      if (await tx.processorEvent.findUnique({ where: { id: event.id }, select: { id: true } })) return { outcome: 'duplicate', bookingId: owner.bookingId };
+      if (await tx.processorEvent.findUnique({ where: { id: event.id }, select: { id: true } })) return { outcome: 'duplicate', bookingId: paid.bookingId };
       // Recorded first: a concurrent delivery of the same event waits here, then finds it.
       await tx.processorEvent.create({
         data: { id: event.id, ...tenant, processor: event.processor, type: event.type, objectId: event.processorPaymentId, outcome: 'applying' },
       });
-      const booking = await tx.booking.findUniqueOrThrow({ where: { id: owner.bookingId } });
+      const booking = await tx.booking.findUniqueOrThrow({ where: { id: paid.bookingId } });
       const payment = await tx.payment.findUniqueOrThrow({ where: { bookingId: booking.id } });
       let outcome = 'applied';
       const says = event.says;
@@ -81,7 +82,7 @@ export async function applyProcessorEvent(
     });
   } catch (err) {
     // The same event, applied by a concurrent delivery that committed first.
-    if (isUniqueViolation(err)) return { outcome: 'duplicate', bookingId: owner.bookingId };
+    if (isUniqueViolation(err)) return { outcome: 'duplicate', bookingId: paid.bookingId };
     throw err;
   }
   if (result.lateAmountCents) {

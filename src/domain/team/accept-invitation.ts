@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { PrismaClient, TeamMember } from '../../generated/prisma/client.ts';
+import type { TeamMember } from '../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../../db/tenant-db.ts';
 import { recordEvent, type EventOrigin } from '../events/event.service.ts';
 import { newId } from '../shared/ids.ts';
@@ -13,7 +14,7 @@ import { presentTeamMember } from './team.fields.ts';
 import { isUniqueViolation } from '../../db/database-errors.ts';
 
 export interface InvitationAcceptanceDeps {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
 }
 
@@ -38,7 +39,7 @@ export async function acceptInvitation(
   deps: InvitationAcceptanceDeps,
   request: { invitationId: string; token: string | null; body: unknown; requestId: string; now: Date },
 ): Promise<{ member: TeamMember; livemode: boolean }> {
-  const stored = await deps.prisma.invitation.findUnique({ where: { id: request.invitationId }, select: { businessId: true, tokenHash: true } });
+  const stored = await deps.owners.resolveOwner('invitation', request.invitationId);
   if (!stored || !tokenMatches(request.token, stored.tokenHash)) throw TeamErrors.invitationTokenInvalid();
   const { name } = parseInput(acceptInvitationBody, request.body);
   const db = deps.tenantDb({ businessId: stored.businessId, livemode: false });

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { EdgeDeps } from '../graphql-server.ts';
+import { ownerLookup } from '../../db/owner-lookup.ts';
 import type { EdgeStep } from './runner.ts';
 import { agreementSigningStep } from './steps/agreement-signing.ts';
 import { apiReferenceStep } from './steps/api-reference.ts';
@@ -34,17 +35,18 @@ export const GRAPHQL_PATH = '/graphql';
  */
 export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup: RouteLookup; openapi: () => string }): EdgeStep[] {
   const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment };
+  const owners = ownerLookup(deps.prisma);
   return [
     corsStep(),
     healthStep(deps.health),
     ...(deps.metrics ? [metricsStep(deps.metrics, deps.metricsToken)] : []),
     openApiStep(parts.openapi),
     apiReferenceStep(),
-    fileLinksStep({ prisma: deps.prisma, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
-    agreementSigningStep({ prisma: deps.prisma, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
-    invitationAcceptanceStep({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
+    fileLinksStep({ owners, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
+    agreementSigningStep({ owners, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    invitationAcceptanceStep({ prisma: deps.prisma, owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
     opsScreenStep({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
-    processorEventsStep({ prisma: deps.prisma, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
+    processorEventsStep({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     routingStep(parts.lookup, GRAPHQL_PATH),
     auditStep(deps.tenantDb),
     bodyStep(deps.bodyLimitBytes),

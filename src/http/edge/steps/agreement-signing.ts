@@ -1,5 +1,5 @@
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
-import type { PrismaClient } from '../../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../../db/owner-lookup.ts';
 import { signingLinkPath, type SigningLinkSigner } from '../../../domain/agreements/agreement-links.ts';
 import { readSigningLink, signThroughLink, type SigningLinkDeps, type SigningPage } from '../../../domain/agreements/signing-link.ts';
 import { DomainError } from '../../../domain/shared/errors.ts';
@@ -41,7 +41,7 @@ async function answer(html: boolean, run: () => Promise<SigningPage>, action: st
  * connection's address and the user agent.
  */
 export function agreementSigningStep(deps: {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
   signer: SigningLinkSigner;
   files: { storage: FileStorage; signer: FileLinkSigner; publicUrl: string | undefined };
@@ -55,7 +55,7 @@ export function agreementSigningStep(deps: {
       if (!request.pathname.startsWith('/v1/agreements/') || !LINK.test(request.pathname)) return;
       const [, agreementId] = LINK.exec(request.pathname)!;
       const domain: SigningLinkDeps = {
-        prisma: deps.prisma,
+        owners: deps.owners,
         tenantDb: deps.tenantDb,
         signer: deps.signer,
         files: (owner) => fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? request.origin, owner),

@@ -1,3 +1,4 @@
+import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import { acceptInvitation, type InvitationAcceptanceDeps } from '../../../domain/team/accept-invitation.ts';
 import { createSignInLink, signInUrl } from '../../../ops/sessions.ts';
 import { presentTeamMember } from '../../../domain/team/team.fields.ts';
@@ -13,7 +14,7 @@ const LINK = /^\/v1\/team\/invitations\/(inv_[0-9a-z]{1,60})\/accept$/;
  * link. Answers 201 with the new team member, and `ops_sign_in_url`: a one-time link (15
  * minutes) that signs the new member in to the ops screen, in the inviter's environment.
  */
-export function invitationAcceptanceStep(deps: InvitationAcceptanceDeps & { bodyLimitBytes: number; now(): Date; publicUrl?: string }): EdgeStep {
+export function invitationAcceptanceStep(deps: InvitationAcceptanceDeps & { prisma: PrismaClient; bodyLimitBytes: number; now(): Date; publicUrl?: string }): EdgeStep {
   return {
     name: 'invitation-acceptance',
     run(ctx) {

@@ -2,7 +2,7 @@ import { ProcessorErrors } from '../../../domain/payments/payment.errors.ts';
 import { applyIdentityEvent } from '../../../domain/identity/identity-events.ts';
 import { applyProcessorEvent } from '../../../domain/payments/processor-events.ts';
 import type { PaymentProcessor } from '../../../domain/payments/processor.ts';
-import type { PrismaClient } from '../../../generated/prisma/client.ts';
+import type { OwnerLookup } from '../../../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
 import type { ProcessorEventReader } from '../../../processors/stripe-webhook.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
@@ -17,7 +17,7 @@ export const STRIPE_EVENTS_PATH = '/v1/processor/stripe/webhook';
  * applies nothing, so the processor's own retries are the only ones that ever land.
  */
 export function processorEventsStep(deps: {
-  prisma: PrismaClient;
+  owners: OwnerLookup;
   tenantDb: TenantDbFactory;
   bodyLimitBytes: number;
   readStripeEvent: ProcessorEventReader | null;
@@ -38,7 +38,7 @@ export function processorEventsStep(deps: {
         const body = (await request.bytes(deps.bodyLimitBytes)).toString('utf8');
         const event = read(body, request.header('stripe-signature'));
         const processorOf = (livemode: boolean) => (livemode ? deps.processors.live : deps.processors.test);
-        const applying = { prisma: deps.prisma, tenantDb: deps.tenantDb, requestId: ctx.requestId };
+        const applying = { owners: deps.owners, tenantDb: deps.tenantDb, requestId: ctx.requestId };
         const result = 'kind' in event ? await applyIdentityEvent(applying, event) : await applyProcessorEvent({ ...applying, processorOf }, event);
         ctx.answer = jsonAnswer(200, { object: 'processor_event', id: event.id, type: event.type, outcome: result.outcome, booking_id: result.bookingId });
       })();
