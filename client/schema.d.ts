@@ -3370,6 +3370,7 @@ export interface components {
             /** @description Date ranges with their own daily rate: [{name, start_date, end_date, daily_rate_cents}]. */
             seasonal_rates: unknown;
             location: unknown | null;
+            /** @description How the vehicle reaches the customer, with fees: [{name, fee_cents, description}]. */
             delivery_options: unknown;
             access_method: string;
             minimum_age: number;
@@ -3413,12 +3414,10 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
-             * @description How the vehicle reaches the customer, with fees (none by default).
+             * @description How the vehicle reaches the customer, with fees (none by default; at most 20, names unique).
              * @default []
              */
-            delivery_options: {
-                [key: string]: unknown;
-            }[];
+            delivery_options: components["schemas"]["DeliveryOptionInput"][];
             /**
              * @description How the customer gets the keys (in_person by default).
              * @default in_person
@@ -3444,6 +3443,15 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+        };
+        /** @description A way the vehicle reaches the customer, with its fee. */
+        DeliveryOptionInput: {
+            /** @description e.g. "Airport delivery"; a quote chooses the option by this name. */
+            name: string;
+            /** @description Fee of this option, added to the total of a quote or booking that chooses it. */
+            fee_cents: number;
+            /** @description Shown to the customer beside the name. */
+            description?: string | null;
         };
         VehiclePhotoInput: {
             slot: string;
@@ -3474,7 +3482,7 @@ export interface components {
             location?: {
                 [key: string]: unknown;
             } | null;
-            /** @description How the vehicle reaches the customer, with fees; they replace the current list. */
+            /** @description How the vehicle reaches the customer, with fees (at most 20, names unique); they replace the current list. */
             delivery_options?: components["schemas"]["DeliveryOptionInput"][];
             /**
              * @description How the customer gets the keys.
@@ -3491,13 +3499,6 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
-        };
-        DeliveryOptionInput: {
-            /** @description e.g. "Airport delivery". */
-            name: string;
-            /** @description Fee of this option, added to the total of a quote or booking that chooses it. */
-            fee_cents: number;
-            description?: string | null;
         };
         /** @description The busy periods of one vehicle in a window, oldest first. */
         VehicleAvailability: {
@@ -3563,7 +3564,7 @@ export interface components {
             seasonal_rates?: components["schemas"]["SeasonalRateInput"][];
             /** @description Daily price of unlimited miles; null stops offering it. */
             unlimited_miles_daily_cents?: number | null;
-            /** @description How the vehicle reaches the customer, with fees; they replace the current list. */
+            /** @description How the vehicle reaches the customer, with fees (at most 20, names unique); they replace the current list. */
             delivery_options?: components["schemas"]["DeliveryOptionInput"][];
         };
         /** @enum {string} */

@@ -4,6 +4,13 @@ import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
 import type { S3StorageSettings } from './storage/s3-storage.ts';
 
+/**
+ * SEED_DEMO: which empty database `npm start` seeds the demo business into. `embedded`
+ * (unset): the embedded database only, never a DATABASE_URL one; `on` (1): either; `off` (0):
+ * neither. `npm start -- --demo` is `on` for that start.
+ */
+export type DemoSeedSetting = 'embedded' | 'on' | 'off';
+
 /** All configuration is environment variables (listed in README.md). */
 export interface AppConfig {
   port: number;
@@ -48,6 +55,8 @@ export interface AppConfig {
   messaging: MessagingConfig;
   /** METRICS_TOKEN: the bearer token GET /metrics takes (unset: /metrics answers loopback callers only, without a token). */
   metricsToken: string | undefined;
+  /** SEED_DEMO: which empty database start-up seeds the demo business into (DemoSeedSetting). */
+  seedDemo: DemoSeedSetting;
 }
 
 function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -56,6 +65,14 @@ function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
   return value;
+}
+
+function seedDemo(env: NodeJS.ProcessEnv): DemoSeedSetting {
+  const raw = env.SEED_DEMO?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return 'embedded';
+  if (raw === '1' || raw === 'true') return 'on';
+  if (raw === '0' || raw === 'false') return 'off';
+  throw new Error(`SEED_DEMO must be 1 (seed the demo business into an empty database, PostgreSQL included) or 0 (never seed it); unset seeds only the embedded database; got '${env.SEED_DEMO}'`);
 }
 
 function privateUrls(env: NodeJS.ProcessEnv): PrivateTargetPolicy {
@@ -171,5 +188,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     customDomainTarget: (env.CUSTOM_DOMAIN_TARGET || 'sites.rentals.localhost').toLowerCase().replace(/\.$/, ''),
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
     metricsToken: env.METRICS_TOKEN || undefined,
+    seedDemo: seedDemo(env),
   };
 }

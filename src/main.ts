@@ -14,21 +14,31 @@
 // and no measurable change in the API's requests per second.
 // The benchmarks read these settings from the start script (bench/harness.ts).
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type AppConfig } from './config.ts';
+import { parseArgs } from 'node:util';
+import { loadConfig, type AppConfig, type DemoSeedSetting } from './config.ts';
 import { describeDatabaseError } from './db/connection-errors.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { seedDemoBusiness } from './seed.ts';
+import type { SandboxBusiness } from './platform/businesses.ts';
+import { DEMO_BUSINESS_NAME, demoSeedWanted, seedDemoBusiness } from './seed.ts';
 import type { App } from './server.ts';
 import { log } from './log.ts';
 
 /** How long SIGTERM waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** `npm start`: open (and migrate) the database, seed a demo business if empty, serve. */
+/** What start-up did about the demo business. */
+type DemoOutcome = { seeded: SandboxBusiness } | { seeded: null; databaseEmpty: boolean; setting: DemoSeedSetting };
+
+/**
+ * `npm start [-- --demo]`: open (and migrate) the database, seed the demo business into it if
+ * it is empty and seeding is wanted there (demoSeedWanted), serve.
+ */
 async function main() {
   let config: AppConfig;
+  let demoFlag: boolean;
   try {
     config = loadConfig();
+    demoFlag = startArgs(process.argv.slice(2)).demo;
   } catch (err) {
     return fail((err as Error).message, 2);
   }
@@ -47,10 +57,10 @@ async function main() {
   const { buildApp, PortInUseError } = await serverModule;
   let app: App | null = null;
   try {
-    const seeded = await seedDemoBusiness(db.prisma);
+    const demo = await startDemo(db, demoFlag ? 'on' : config.seedDemo);
     app = await buildApp({ db, config });
     const server = await app.listen(config.port, config.host);
-    announce(config, db, (server.address() as AddressInfo).port, seeded);
+    announce(config, db, (server.address() as AddressInfo).port, demo);
   } catch (err) {
     // Whatever stops the start (a port in use), the embedded database's lock is released.
     await app?.close({ graceMs: 0 }).catch(() => {});
@@ -72,19 +82,50 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-function announce(config: AppConfig, db: Database, port: number, seeded: Awaited<ReturnType<typeof seedDemoBusiness>>) {
+/** The command line of `npm start`: `--demo` only; anything else is refused (exit 2). */
+function startArgs(args: string[]): { demo: boolean } {
+  try {
+    const { values } = parseArgs({ args, options: { demo: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    return { demo: values.demo === true };
+  } catch (err) {
+    throw new Error(`npm start: ${(err as Error).message.split('\n')[0]}; the one flag it takes is --demo (seed the demo business into an empty PostgreSQL database too)`);
+  }
+}
+
+async function startDemo(db: Database, setting: DemoSeedSetting): Promise<DemoOutcome> {
+  const seeded = demoSeedWanted(setting, db.kind) ? await seedDemoBusiness(db.prisma) : null;
+  if (seeded) {
+    log.info({ business_id: seeded.business_id }, 'seeded the demo business (sandbox keys and fleet only)');
+    return { seeded };
+  }
+  return { seeded: null, databaseEmpty: (await db.prisma.business.count()) === 0, setting };
+}
+
+function announce(config: AppConfig, db: Database, port: number, demo: DemoOutcome) {
   const base = `http://${config.host}:${port}`;
   log.info({ url: base, database: db.kind }, 'listening');
   console.log(`Rental API listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   console.log(`  REST:    ${base}/v1   OpenAPI: ${base}/v1/openapi.json`);
   console.log(`  GraphQL: ${base}/graphql   Health: ${base}/health/ready`);
-  if (seeded) {
-    console.log('\nSeeded the demo business "Demo Rentals". Its keys (shown once; keep them):');
-    console.log(JSON.stringify(seeded, null, 2));
-    console.log(`\nTry it:\n  curl -s ${base}/v1/vehicles -H "Authorization: Bearer ${seeded.test_secret_key}"\n`);
-  } else {
+  if (demo.seeded) {
+    // Test (sandbox) keys only: the demo has no live keys to print.
+    console.log(`\nSeeded the demo business "${DEMO_BUSINESS_NAME}" with test keys and a sandbox fleet (nothing in live mode). Its keys (shown once; keep them):`);
+    console.log(JSON.stringify(demo.seeded, null, 2));
+    console.log(`\nTry it:\n  curl -s ${base}/v1/vehicles -H "Authorization: Bearer ${demo.seeded.test_secret_key}"\n`);
+  } else if (!demo.databaseEmpty) {
     console.log('\nThe database already holds a business; list its keys with: npm run admin -- key list --business <id>');
+  } else {
+    console.log(`\n${emptyDatabaseHint(db.kind, demo.setting)}`);
   }
+}
+
+/** One line: why an empty database was not seeded, and how to get a business into it. */
+function emptyDatabaseHint(kind: Database['kind'], setting: DemoSeedSetting): string {
+  const create = 'npm run admin -- business create --name "Your Rentals"';
+  if (setting === 'off') {
+    return `The database holds no business and SEED_DEMO=0 turns the demo off; create one with: ${create}${kind === 'pglite' ? ' (with the server stopped: the embedded database admits one process)' : ''}`;
+  }
+  return `The PostgreSQL database (DATABASE_URL) holds no business; the demo business is seeded into it only when asked: npm start -- --demo (or SEED_DEMO=1), or create your own with: ${create}`;
 }
 
 /** One clear line and a non-zero exit; never a stack trace for a problem of the setup. */

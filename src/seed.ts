@@ -1,6 +1,9 @@
 import type { PrismaClient } from './generated/prisma/client.ts';
-import { createBusiness, type CreatedBusiness } from './platform/businesses.ts';
+import type { DemoSeedSetting } from './config.ts';
+import { insertSandboxBusiness, type SandboxBusiness } from './platform/businesses.ts';
 import { newId } from './domain/shared/ids.ts';
+
+export const DEMO_BUSINESS_NAME = 'Demo Rentals';
 
 const DEMO_FLEET = [
   { name: 'Toyota Corolla 2024', make: 'Toyota', model: 'Corolla', year: 2024, dailyRateCents: 4900, depositCents: 25000, includedMiles: 200, extraMileFeeCents: 35, unlimitedMilesDailyCents: 1500, features: ['bluetooth', 'backup_camera'] },
@@ -9,18 +12,27 @@ const DEMO_FLEET = [
 ];
 
 /**
- * On an empty database, create the demo business, its keys and a small fleet in both
- * environments. Returns the keys, or null when the database already holds a business.
+ * Whether start-up seeds the demo into an empty database of this kind: the embedded one by
+ * default; a PostgreSQL database (a DATABASE_URL, likely shared or production) only when asked.
  */
-export async function seedDemoBusiness(prisma: PrismaClient): Promise<CreatedBusiness | null> {
-  if ((await prisma.business.count()) > 0) return null;
-  const created = await createBusiness(prisma, { name: 'Demo Rentals' });
-  for (const livemode of [false, true]) {
-    for (const vehicle of DEMO_FLEET) {
-      await prisma.vehicle.create({
-        data: { id: newId('vehicle'), businessId: created.business_id, livemode, currency: 'usd', location: { city: 'Austin', state: 'TX' }, ...vehicle },
-      });
-    }
-  }
-  return created;
+export function demoSeedWanted(setting: DemoSeedSetting, kind: 'pglite' | 'postgres'): boolean {
+  return setting === 'on' || (setting === 'embedded' && kind === 'pglite');
+}
+
+/**
+ * On an empty database, create the demo business with test keys and a sandbox fleet: nothing
+ * in live mode. Returns its keys, or null when the database already holds a business.
+ * Servers starting together on one PostgreSQL database seed it once (an advisory lock).
+ */
+export async function seedDemoBusiness(prisma: PrismaClient): Promise<SandboxBusiness | null> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('rental:demo-seed', 0))::text`;
+    if ((await tx.business.count()) > 0) return null;
+    const created = await insertSandboxBusiness(tx, { name: DEMO_BUSINESS_NAME });
+    await tx.vehicle.createMany({
+      data: DEMO_FLEET.map((vehicle) => ({ id: newId('vehicle'), businessId: created.business_id, livemode: false, currency: 'usd', location: { city: 'Austin', state: 'TX' }, ...vehicle })),
+    });
+    return created;
+    // Start-up's first queries (WebAssembly compiled lazily) may outlast Prisma's 5 s default.
+  }, { maxWait: 30_000, timeout: 30_000 });
 }

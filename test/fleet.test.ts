@@ -224,6 +224,122 @@ describe.each(ENGINES)('fleet on %s', (engine) => {
     });
   });
 
+  describe('delivery options', () => {
+    type Refusal = { what: string; options: unknown; param: string; restParam?: string; restCode?: string };
+    // Each bad list, and the field the refusal names (REST names a key it does not know before a field that is missing).
+    const refusals: Refusal[] = [
+      { what: 'an object with none of the fields', options: [{ '0': 'a' }], param: 'delivery_options.0.name', restParam: 'delivery_options.0.0', restCode: 'parameter_unknown' },
+      { what: 'a fee that is not a number', options: [{ name: 'Airport', fee_cents: 'abc' }], param: 'delivery_options.0.fee_cents' },
+      { what: 'a fee that is not whole cents', options: [{ name: 'Airport', fee_cents: 10.5 }], param: 'delivery_options.0.fee_cents' },
+      { what: 'a missing fee', options: [{ name: 'Airport' }], param: 'delivery_options.0.fee_cents', restCode: 'parameter_missing' },
+      { what: 'a missing name', options: [{ fee_cents: 100 }], param: 'delivery_options.0.name', restCode: 'parameter_missing' },
+      { what: 'a blank name', options: [{ name: '  ', fee_cents: 100 }], param: 'delivery_options.0.name' },
+      { what: 'a negative fee', options: [{ name: 'Airport', fee_cents: -1 }], param: 'delivery_options.0.fee_cents' },
+      { what: 'an unknown key', options: [{ name: 'Airport', fee_cents: 100, colour: 'red' }], param: 'delivery_options.0.colour', restCode: 'parameter_unknown' },
+      { what: 'a second option of the same name', options: [{ name: 'Airport', fee_cents: 100 }, { name: 'Airport', fee_cents: 200 }], param: 'delivery_options.1.name' },
+      { what: 'more than 20 options', options: Array.from({ length: 21 }, (_, i) => ({ name: `Stop ${i}`, fee_cents: 100 })), param: 'delivery_options' },
+      { what: 'a string instead of a list of options', options: 'airport', param: 'delivery_options', restParam: 'delivery_options' },
+    ];
+    /** The same options as GraphQL input (its field names). */
+    const asGraphql = (options: unknown): unknown =>
+      Array.isArray(options)
+        ? options.map((o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k === 'fee_cents' ? 'feeCents' : k, v])))
+        : options;
+    const valid = [
+      { name: 'Airport delivery', fee_cents: 3500, description: 'Terminal 1' },
+      { name: 'Hotel drop-off', fee_cents: 0, description: null },
+    ];
+
+    it.each(refusals)('refuses $what with 422 naming the field, over REST, on create, update and pricing', async ({ options, param, restParam, restCode }) => {
+      const vehicle = await createVehicle(api, { delivery_options: valid });
+      const before = await t.db.prisma.vehicle.count();
+      const answers = [
+        await api.post('/v1/vehicles', { name: 'Van', daily_rate_cents: 100, delivery_options: options }),
+        await api.post(`/v1/vehicles/${vehicle.id}`, { delivery_options: options }),
+        await api.post(`/v1/vehicles/${vehicle.id}/pricing`, { delivery_options: options }),
+      ];
+      for (const res of answers) {
+        expect(res.status, JSON.stringify(res.body)).toBe(422);
+        expect(res.body.error).toMatchObject({ type: 'validation_error', code: restCode ?? 'parameter_invalid', param: restParam ?? param });
+      }
+      // Nothing was created or changed.
+      expect(await t.db.prisma.vehicle.count()).toBe(before);
+      expect((await api.get(`/v1/vehicles/${vehicle.id}`)).body.delivery_options).toEqual(valid);
+    });
+
+    it.each(refusals)('refuses $what with a validation_error naming the field, over GraphQL, on create, update and pricing', async ({ options, param }) => {
+      const vehicle = await createVehicle(api, { delivery_options: valid });
+      const deliveryOptions = asGraphql(options);
+      const answers = [
+        await gql('mutation($input: CreateVehicleInput!) { createVehicle(input: $input) { id } }', { input: { name: 'Van', dailyRateCents: 100, deliveryOptions } }),
+        await gql('mutation($id: ID!, $input: UpdateVehicleInput!) { updateVehicle(id: $id, input: $input) { id } }', { id: vehicle.id, input: { deliveryOptions } }),
+        await gql('mutation($id: ID!, $input: UpdateVehiclePricingInput!) { updateVehiclePricing(vehicleId: $id, input: $input) { vehicleId } }', { id: vehicle.id, input: { deliveryOptions } }),
+      ];
+      for (const res of answers) {
+        expect(res.data?.createVehicle ?? res.data?.updateVehicle ?? res.data?.updateVehiclePricing ?? null, JSON.stringify(res.errors)).toBeNull();
+        expect(res.errors?.[0].extensions).toMatchObject({ type: 'validation_error', code: 'parameter_invalid', status: 422, param });
+      }
+      expect((await api.get(`/v1/vehicles/${vehicle.id}`)).body.delivery_options).toEqual(valid);
+    });
+
+    it('keeps a valid list as sent, over REST, and a quote can choose one of its options', async () => {
+      const created = await api.post('/v1/vehicles', { name: 'Van', daily_rate_cents: 100, delivery_options: [{ name: '  Airport delivery ', fee_cents: 3500, description: 'Terminal 1' }, { name: 'Hotel drop-off', fee_cents: 0 }] });
+      expect(created.status).toBe(201);
+      expect(created.body.delivery_options).toEqual(valid);
+      expect((await api.get(`/v1/vehicles/${created.body.id}`)).body.delivery_options).toEqual(valid);
+      expect((await api.get(`/v1/vehicles/${created.body.id}/pricing`)).body.delivery_options).toEqual(valid);
+      const quote = await api.post('/v1/quotes', { vehicle_id: created.body.id, ...nextPeriod(2), delivery_option: 'Airport delivery' });
+      expect(quote.body).toMatchObject({ delivery_option: 'Airport delivery', delivery_fee_cents: 3500 });
+
+      const updated = await api.post(`/v1/vehicles/${created.body.id}`, { delivery_options: [valid[1]] });
+      expect(updated.body.delivery_options).toEqual([valid[1]]);
+      const repriced = await api.post(`/v1/vehicles/${created.body.id}/pricing`, { delivery_options: [] });
+      expect(repriced.body.delivery_options).toEqual([]);
+      expect((await api.get(`/v1/vehicles/${created.body.id}`)).body.delivery_options).toEqual([]);
+      // Without the field, a new vehicle has none.
+      expect((await createVehicle(api)).delivery_options).toEqual([]);
+    });
+
+    it('keeps a valid list as sent, over GraphQL', async () => {
+      const created = await gql('mutation($input: CreateVehicleInput!) { createVehicle(input: $input) { id deliveryOptions } }', {
+        input: { name: 'Van', dailyRateCents: 100, deliveryOptions: asGraphql(valid) },
+      });
+      expect(created.errors).toBeUndefined();
+      const id = created.data.createVehicle.id;
+      // The vehicle's list reads as REST shows it (the stored form); the pricing's in GraphQL's names.
+      expect(created.data.createVehicle.deliveryOptions).toEqual(valid);
+      const read = await gql('query($id: ID!) { vehiclePricing(vehicleId: $id) { deliveryOptions { name feeCents description } } }', { id });
+      expect(read.data.vehiclePricing.deliveryOptions).toEqual(asGraphql(valid));
+      const updated = await gql('mutation($id: ID!, $input: UpdateVehicleInput!) { updateVehicle(id: $id, input: $input) { deliveryOptions } }', { id, input: { deliveryOptions: [{ name: 'Curbside', feeCents: 900 }] } });
+      expect(updated.data.updateVehicle.deliveryOptions).toEqual([{ name: 'Curbside', fee_cents: 900, description: null }]);
+      expect((await api.get(`/v1/vehicles/${id}`)).body.delivery_options).toEqual([{ name: 'Curbside', fee_cents: 900, description: null }]);
+    });
+
+    it('is described in the OpenAPI document: each option an object of name, fee_cents and description, nothing else', async () => {
+      const doc = (await restClient(t.baseUrl, null).get('/v1/openapi.json')).body;
+      const schemas = doc.components.schemas;
+      const bodyOf = (path: string) => {
+        const ref = doc.paths[path].post.requestBody.content['application/json'].schema.$ref as string;
+        return schemas[ref.replace('#/components/schemas/', '')];
+      };
+      for (const path of ['/v1/vehicles', '/v1/vehicles/{vehicle_id}', '/v1/vehicles/{vehicle_id}/pricing']) {
+        const list = bodyOf(path).properties.delivery_options;
+        expect(list, path).toMatchObject({ type: 'array', maxItems: 20, items: { $ref: '#/components/schemas/DeliveryOptionInput' } });
+      }
+      expect(schemas.DeliveryOptionInput).toMatchObject({
+        type: 'object',
+        required: ['name', 'fee_cents'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          fee_cents: { type: 'integer', minimum: 0 },
+          description: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'null' }] },
+        },
+      });
+      expect(Object.keys(schemas.DeliveryOptionInput.properties).sort()).toEqual(['description', 'fee_cents', 'name']);
+    });
+  });
+
   describe('pricing', () => {
     // 2027-07-01 is a Thursday; the business prices in UTC.
     const rules = {

@@ -65,7 +65,9 @@ const CONTRACT_CODES: Record<string, (message: string) => DomainError> = {
   document_too_large: (m) => EdgeErrors.documentTooLarge(m),
 };
 
-/** The variable or argument a GraphQL input error names. */
+/** The field a GraphQL input error names, as REST names it (`delivery_options.0.fee_cents`), else the variable or argument. */
 function graphqlParam(error: GraphQLError): string {
+  const nested = / at "\w+\.([\w.[\]]+)"(?:; Field "(\w+)" (?:of required type|is not defined))?/.exec(error.message);
+  if (nested) return [nested[1].replace(/\[(\d+)\]/g, '.$1'), nested[2]].filter(Boolean).join('.').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   return /Variable "\$([\w.[\]]+)"/.exec(error.message)?.[1] ?? /Argument "(\w+)"/.exec(error.message)?.[1] ?? 'variables';
 }

@@ -5,6 +5,7 @@ import type { DomainContext } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 import { defineOperation, type PrismaQuery } from '../shared/operation.ts';
 import { currency, money, newMetadata } from '../shared/validation.ts';
+import { deliveryOptionsInput, MAX_DELIVERY_OPTIONS, storedDeliveryOptions } from './pricing-input.ts';
 
 export const createVehicleInput = z
   .object({
@@ -19,7 +20,7 @@ export const createVehicleInput = z
     extraMileFeeCents: money('Fee per mile over the included miles.').default(0),
     unlimitedMilesDailyCents: money('Daily price of unlimited miles; absent when not offered.').nullish(),
     location: z.record(z.string(), z.unknown()).nullish().meta({ description: 'Where the vehicle is picked up, e.g. {"city": "Austin"}.' }),
-    deliveryOptions: z.array(z.record(z.string(), z.unknown())).max(20).default([]).meta({ description: 'How the vehicle reaches the customer, with fees (none by default).' }),
+    deliveryOptions: deliveryOptionsInput.default([]).meta({ description: `How the vehicle reaches the customer, with fees (none by default; at most ${MAX_DELIVERY_OPTIONS}, names unique).` }),
     accessMethod: z.enum(['in_person', 'lockbox', 'keyless', 'remote_unlock']).default('in_person').meta({ description: 'How the customer gets the keys (in_person by default).' }),
     minimumAge: z.number().int().min(16).max(99).default(21).meta({ description: 'Youngest age a driver may be (21 by default).' }),
     photos: z.array(z.object({ slot: z.string().max(40), url: z.string().url().max(2000) }).meta({ id: 'VehiclePhotoInput' })).max(50).default([]).meta({ description: 'Photos by slot (front, interior, ...), as https URLs.' }),
@@ -46,7 +47,7 @@ export async function insertVehicle(ctx: DomainContext, input: VehicleValues, qu
       includedMiles: input.includedMiles ?? settings.included_mileage_defaults.miles_per_day,
       unlimitedMilesDailyCents: input.unlimitedMilesDailyCents ?? null,
       location: (input.location ?? undefined) as Prisma.InputJsonValue | undefined,
-      deliveryOptions: input.deliveryOptions as Prisma.InputJsonValue,
+      deliveryOptions: storedDeliveryOptions(input.deliveryOptions),
       photos: input.photos as Prisma.InputJsonValue,
     },
   });

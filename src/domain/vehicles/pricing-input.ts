@@ -55,15 +55,30 @@ export const seasonalRatesInput = z
   })
   .meta({ description: 'Date ranges with their own daily rate; they replace the current list. Seasons may not overlap.' });
 
+/** One delivery option; a key it does not have is refused, not dropped. */
 export const deliveryOptionInput = z
-  .object({
-    name: z.string().trim().min(1).max(100).meta({ description: 'e.g. "Airport delivery".' }),
+  .strictObject({
+    name: z.string().trim().min(1).max(100).meta({ description: 'e.g. "Airport delivery"; a quote chooses the option by this name.' }),
     feeCents: money('Fee of this option, added to the total of a quote or booking that chooses it.'),
-    description: z.string().trim().max(500).nullish(),
+    description: z.string().trim().max(500).nullish().meta({ description: 'Shown to the customer beside the name.' }),
   })
-  .meta({ id: 'DeliveryOptionInput' });
+  .meta({ id: 'DeliveryOptionInput', description: 'A way the vehicle reaches the customer, with its fee.' });
 
-export const deliveryOptionsInput = z.array(deliveryOptionInput).max(20).meta({ description: 'How the vehicle reaches the customer, with fees; they replace the current list.' });
+/** The most delivery options a vehicle has. */
+export const MAX_DELIVERY_OPTIONS = 20;
+
+/** A vehicle's delivery options; names are unique, since a quote chooses one by its name. */
+export const deliveryOptionsInput = z
+  .array(deliveryOptionInput)
+  .max(MAX_DELIVERY_OPTIONS)
+  .superRefine((options, ctx) => {
+    const seen = new Set<string>();
+    options.forEach((o, i) => {
+      if (seen.has(o.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `another delivery option is already named '${o.name}'` });
+      seen.add(o.name);
+    });
+  })
+  .meta({ description: `How the vehicle reaches the customer, with fees (at most ${MAX_DELIVERY_OPTIONS}, names unique); they replace the current list.` });
 
 export type SeasonalRateValues = z.output<typeof seasonalRateInput>;
 export type DeliveryOptionValues = z.output<typeof deliveryOptionInput>;

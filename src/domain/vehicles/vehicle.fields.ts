@@ -18,7 +18,7 @@ export const VEHICLE_FIELDS: PublicFields = {
   weekendDays: { kind: 'strings', description: 'Days priced at the weekend rate (lower-case weekday names).' },
   seasonalRates: { kind: 'json', description: 'Date ranges with their own daily rate: [{name, start_date, end_date, daily_rate_cents}].' },
   location: { kind: 'json', nullable: true },
-  deliveryOptions: { kind: 'json' },
+  deliveryOptions: { kind: 'json', description: 'How the vehicle reaches the customer, with fees: [{name, fee_cents, description}].' },
   accessMethod: { kind: 'string' },
   minimumAge: { kind: 'int' },
   photos: { kind: 'json' },
