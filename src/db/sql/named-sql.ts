@@ -73,3 +73,5 @@ export function platformSql(db: Pick<Database, 'pool' | 'prisma'>) {
     },
   };
 }
+
+export type PlatformSql = ReturnType<typeof platformSql>;

@@ -2,8 +2,7 @@
 import { platformStatement } from '../named-sql.ts';
 
 /** Parameters of platform/claim-events.sql. */
-export interface ClaimEventsParams {
-}
+export type ClaimEventsParams = Record<string, never>;
 
 /** A row of platform/claim-events.sql. */
 export interface ClaimEventsRow {
