@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
@@ -35,6 +35,17 @@ describe('generated types of the named SQL files', () => {
       const statements = Object.values(exported) as NamedStatement<unknown, unknown>[];
       expect(statements.map((s) => s.file).sort()).toEqual(files.map((f) => f.file).sort());
       expect(statements.every((s) => s.kind === kind)).toBe(true);
+    }
+  });
+});
+
+describe('platform statements', () => {
+  it('are out of the domain’s reach: no file of src/domain imports them or the platform accessor', async () => {
+    const files = (await readdir('src/domain', { recursive: true })).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const text = await readFile(path.join('src/domain', file), 'utf8');
+      expect(text, file).not.toMatch(/sql\/generated\/platform|platformSql|platformStatement/);
     }
   });
 });
