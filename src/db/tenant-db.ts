@@ -1,5 +1,7 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { COLUMN_NAMES, DATAMODEL as models, type DirectSql } from './direct-sql.ts';
+import { asPgRows, valuesOf, type TenantStatement } from './sql/named-sql.ts';
+import { checkTenantStatement, type TenantStatementShape } from './sql/tenant-sql.ts';
 
 /** One business in one environment: the only rows a request may reach. */
 export interface TenantScope {
@@ -125,49 +127,49 @@ const OPERATIONS = [
 /** Delegate name (`booking`) → model (`Booking`), for every model of the datamodel. */
 const MODEL_OF_DELEGATE = new Map(Object.keys(models).map((m) => [m[0].toLowerCase() + m.slice(1), m]));
 const CLIENT_ONLY = new Set(['$extends', '$use', '$on', '$connect', '$disconnect']);
-/** Prisma's raw SQL reaches every tenant's rows: through the scope, SQL goes through `$readScoped` only. */
+/** Prisma's raw SQL reaches every tenant's rows: through the scope, SQL is a named tenant statement run by `$run`. */
 const RAW_SQL = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$queryRawTyped']);
 
-/** Every table (a model's name: the schema maps none elsewhere). */
-const TABLES = Object.keys(models);
-const TABLE_REFERENCE = new RegExp(`(\\.\\s*)?"(${TABLES.join('|')})"`, 'g');
-/** Functions that run SQL given as text (which this check cannot see) or reach past the database's tables. */
-const DYNAMIC_SQL = /\b(query_to_xml\w*|cursor_to_xml\w*|table_to_xml\w*|schema_to_xml\w*|database_to_xml\w*|dblink\w*|regclass|pg_read\w*|lo_\w+|set_config|current_setting)\b/i;
+/** Every table that holds tenants' rows (a model's name: the schema maps none elsewhere), `Business` included. */
+export const TENANT_TABLES: ReadonlySet<string> = new Set(['Business', ...TENANT_MODELS.keys()]);
+
+/** Each statement's shape, checked once per process (`checkTenantStatement`). */
+const checkedShapes = new WeakMap<object, Promise<TenantStatementShape>>();
 
 /**
- * One SELECT of `query`, reading the tenant's rows only: each table it names (quoted, as
- * `"Booking"`) is shadowed by a common table expression of that table's rows restricted to
- * the scope's business (and environment), bound as parameters, so no row of another tenant
- * is in sight whatever the statement says. Refused (TenantScopeViolation) before it runs:
- * anything but one SELECT, a table named through its schema (`public."Booking"`, which would
- * bypass the shadow), comments, a table that belongs to no tenant, and functions that run SQL
- * text.
+ * One named tenant statement (src/db/sql/tenant/*.sql), reading the tenant's rows only: it is
+ * checked first on PostgreSQL's own parse of it (one SELECT that writes and locks nothing,
+ * names its tables by themselves, calls only harmless functions: `checkTenantStatement`),
+ * then every tenant table is shadowed, for that statement, by a common table expression of
+ * the table's rows restricted to the scope's business (and environment). The scope binds
+ * those as parameters after the statement's own; the caller never passes them, and no row of
+ * another tenant is in sight whatever the statement says.
  */
-export function scopedRead(query: Prisma.Sql, scope: TenantScope): Prisma.Sql {
-  const text = query.strings.join(' ');
-  if (!/^\s*SELECT\b/i.test(text)) throw new TenantScopeViolation('a scoped read is one SELECT statement');
-  if (text.includes(';')) throw new TenantScopeViolation('a scoped read is one statement');
-  // A comment could stand between a schema and its table (public./**/"Booking").
-  if (text.includes('--') || text.includes('/*')) throw new TenantScopeViolation('a scoped read carries no comments');
-  if (DYNAMIC_SQL.test(text)) throw new TenantScopeViolation('a scoped read may not run SQL given as text or reach outside the tables');
-  const tables = new Set<string>();
-  for (const [, qualified, table] of text.matchAll(TABLE_REFERENCE)) {
-    if (qualified) throw new TenantScopeViolation(`a scoped read names "${table}" by itself, never through its schema`);
-    if (table !== 'Business' && !TENANT_MODELS.has(table)) throw new TenantScopeViolation(`${table} is not a tenant model`);
-    tables.add(table);
+async function runTenantStatement<Row>(client: PrismaClient, scope: TenantScope, statement: TenantStatement<object, Row>, params: object): Promise<Row[]> {
+  if (statement?.kind !== 'tenant') throw new TenantScopeViolation('the tenant scope runs named tenant statements only');
+  let shape = checkedShapes.get(statement);
+  if (!shape) {
+    shape = checkTenantStatement(statement.text, TENANT_TABLES).catch((err: Error) => {
+      throw new TenantScopeViolation(`${statement.file}: ${err.message}`);
+    });
+    checkedShapes.set(statement, shape);
   }
-  if (tables.size === 0) return query;
-  const shadows = [...tables].map((table) => {
-    const owner =
-      table === 'Business'
-        ? Prisma.sql`"id" = ${scope.businessId}`
-        : TENANT_MODELS.get(table)!.environment
-          ? Prisma.sql`"businessId" = ${scope.businessId} AND "livemode" = ${scope.livemode}`
-          : Prisma.sql`"businessId" = ${scope.businessId}`;
-    // Without RECURSIVE a query does not see its own name: the body reads the table itself.
-    return Prisma.sql`${Prisma.raw(`"${table}"`)} AS NOT MATERIALIZED (SELECT * FROM ${Prisma.raw(`"${table}"`)} WHERE ${owner})`;
-  });
-  return Prisma.sql`WITH ${Prisma.join(shadows, ', ')} ${query}`;
+  const { withEnd } = await shape;
+  const values = valuesOf(statement, params);
+  const shadows = tenantShadows(values.length + 1, values.length + 2);
+  // Without RECURSIVE a query does not see its own name: each shadow's body reads the table itself.
+  const text = withEnd === null ? `WITH ${shadows}\n${statement.text}` : `${statement.text.slice(0, withEnd)} ${shadows},${statement.text.slice(withEnd)}`;
+  return asPgRows<Row>(await client.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values, scope.businessId, scope.livemode));
+}
+
+/** The shadows of every tenant table, the business bound as $`business` and the environment as $`livemode` (the planner drops those a statement does not read). */
+function tenantShadows(business: number, livemode: number): string {
+  return [...TENANT_TABLES]
+    .map((table) => {
+      const owner = table === 'Business' ? `"id" = $${business}` : TENANT_MODELS.get(table)!.environment ? `"businessId" = $${business} AND "livemode" = $${livemode}` : `"businessId" = $${business}`;
+      return `"${table}" AS NOT MATERIALIZED (SELECT * FROM "${table}" WHERE ${owner})`;
+    })
+    .join(',\n');
 }
 
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
@@ -281,17 +283,7 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
           return direct ? direct.transaction(begin) : begin(() => undefined);
         };
       }
-      if (prop === '$readScoped') {
-        return (query: Prisma.Sql) => {
-          let scoped: Prisma.Sql;
-          try {
-            scoped = scopedRead(query, scope);
-          } catch (err) {
-            return Promise.reject(err);
-          }
-          return (target as PrismaClient).$queryRaw(scoped);
-        };
-      }
+      if (prop === '$run') return (statement: TenantStatement<object, unknown>, params: object) => runTenantStatement(target as PrismaClient, scope, statement, params);
       if (prop === '$lockRow') return (model: string, id: string) => lockRow(target as PrismaClient, scope, model, id);
       if (prop === '$lockKey') {
         // Namespaced by the tenant, so two businesses never wait on each other's keys.
@@ -327,8 +319,8 @@ export interface TenantLocks {
 
 /** A Prisma client that reaches one tenant's rows only. */
 export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & TenantLocks & {
-  /** One SELECT over the tenant's rows only (`scopedRead`), e.g. a report's GROUP BY. */
-  $readScoped<T>(query: Prisma.Sql): Promise<T[]>;
+  /** A named tenant statement (src/db/sql/tenant/*.sql) over the tenant's rows only, e.g. a report's GROUP BY; the scope supplies the business and environment. */
+  $run<Params extends object, Row>(statement: TenantStatement<Params, Row>, params: Params): Promise<Row[]>;
 };
 
 /** The client handed to `$transaction` callbacks of a TenantDb. */

@@ -2,7 +2,8 @@ import { createPubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
-import { platformQuery } from '../db/direct-sql.ts';
+import { claimEvents, type ClaimEventsRow } from '../db/sql/generated/platform.ts';
+import { platformSql } from '../db/sql/named-sql.ts';
 import { OUTBOX_CHANNEL, presentEvent } from '../domain/events/event.service.ts';
 import { answerWithin, connectRedis, type RedisLink } from '../http/rate-limit.ts';
 import { log } from '../log.ts';
@@ -153,12 +154,7 @@ const isolation = new WeakMap<object, { isolated(): boolean; deliverHere(topic: 
 /** How far back a relay cut off from Redis reads events other relays published (their commits may land out of order). */
 const TAIL_OVERLAP_MS = 2_000;
 
-/** Claims up to 200 unpublished events: relays of several processes share them through SKIP LOCKED. */
-const CLAIM = `UPDATE "Event" SET "publishedAt" = now()
-  WHERE id IN (SELECT id FROM "Event" WHERE "publishedAt" IS NULL ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED)
-  RETURNING id, "businessId", livemode, type, "bookingId", data, "requestId", "idempotencyKey", "createdAt"`;
-
-type EventRecord = { id: string; businessId: string; livemode: boolean; type: string; bookingId: string | null; data: unknown; requestId: string | null; idempotencyKey: string | null; createdAt: Date };
+type EventRecord = ClaimEventsRow;
 
 /**
  * Hands committed events to live subscribers. Each API process runs one; they share the work
@@ -177,8 +173,9 @@ export async function startEventRelay(db: Database, pubsub: EventPubSub, pollMs 
   /** While cut off: the latest publishedAt read from the others. */
   let tailedUntil: Date | null = null;
 
-  // On PostgreSQL the claim runs on the pool as it is: Prisma would compile the same raw statement anew each pass.
-  const claim = (): Promise<EventRecord[]> => (db.pool ? platformQuery<EventRecord>(db.pool, CLAIM) : db.prisma.$queryRawUnsafe<EventRecord[]>(CLAIM));
+  // Up to 200 unpublished events (src/db/sql/platform/claim-events.sql); relays of several processes share them through SKIP LOCKED.
+  const platform = platformSql(db);
+  const claim = () => platform.run(claimEvents, {});
 
   const deliverRow = (row: EventRecord, send: (topic: string, event: PresentedEvent) => void) =>
     send(eventTopic(row.businessId, row.livemode), { ...presentEvent(row), booking_id: row.bookingId });

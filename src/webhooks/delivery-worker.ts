@@ -1,5 +1,7 @@
 import type { AppConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { claimWebhookMessages } from '../db/sql/generated/platform.ts';
+import { platformSql, type PlatformSql } from '../db/sql/named-sql.ts';
 import { tenantDbFactory, type TenantDbFactory } from '../db/tenant-db.ts';
 import { OUTBOX_CHANNEL, presentEvent, recordEvent } from '../domain/events/event.service.ts';
 import { newId } from '../domain/shared/ids.ts';
@@ -63,18 +65,6 @@ export interface Claimed {
   endpoint: { url: string; secret: string };
 }
 
-/** A row of the claim statement: the message's own columns, its event's and its endpoint's. */
-interface ClaimRow extends Pick<Claimed, 'id' | 'businessId' | 'livemode' | 'endpointId' | 'eventId' | 'eventType' | 'attempts'> {
-  type: string;
-  bookingId: string | null;
-  data: unknown;
-  requestId: string | null;
-  idempotencyKey: string | null;
-  eventCreatedAt: Date;
-  url: string;
-  secret: string;
-}
-
 /** What this worker already holds, for a claim to leave alone or to count. */
 interface Holding {
   /** Messages claimed here and not recorded yet (their lease may run out while an answer is slow). */
@@ -85,10 +75,10 @@ interface Holding {
 }
 
 /**
- * The worker's two hot statements run as SQL: on PostgreSQL directly on the pool Prisma's
- * adapter draws on (as the tenant scope's reads by id do), on the embedded database through
- * Prisma's raw queries. Through the ORM a raw statement costs several times its pg cost, and
- * these run for every few deliveries.
+ * The worker's recording statement runs as SQL (its claim is a named platform statement): on
+ * PostgreSQL directly on the pool Prisma's adapter draws on (as the tenant scope's reads by id
+ * do), on the embedded database through Prisma's raw queries. Through the ORM a raw statement
+ * costs several times its pg cost, and it runs for every few deliveries.
  */
 type Sql = <T>(text: string, values: unknown[]) => Promise<T[]>;
 
@@ -99,48 +89,26 @@ function sqlRunner(db: Database): Sql {
 }
 
 /**
- * Claim up to `limit` due messages in one statement: FOR UPDATE SKIP LOCKED lets any number
- * of workers (processes) run side by side without two taking one message; the lease pushes
- * `nextAttemptAt` forward so a message claimed by a worker that died becomes due again once
- * the lease runs out. The lease end also marks the claim as ours (see the recording below).
- * Oldest first, at most `perEndpoint` messages of one endpoint held here (those already held
- * count), looked for among the 4 x `limit` oldest due messages of endpoints with room left.
- * Returned in due order ("nextAttemptAt", then event id), which is the order of each
- * endpoint's events.
- * $1 now, $2 messages held here, $3 endpoints full here, $4 the look-ahead, $5/$6 endpoints
- * held here and how many, $7 per endpoint, $8 limit, $9 lease end.
+ * Claim up to `limit` due messages in one statement (src/db/sql/platform/claim-webhook-messages.sql):
+ * any number of workers run side by side without two taking one message, and a message claimed
+ * by a worker that died is due again once the lease runs out. At most `perEndpoint` messages of
+ * one endpoint held here (those already held count), looked for among the 4 x `limit` oldest
+ * due messages of endpoints with room left; returned in due order.
  */
-export const CLAIM_SQL = `
-  WITH candidates AS (
-    SELECT id, "endpointId", "nextAttemptAt", "eventId" FROM "WebhookMessage"
-     WHERE state = 'pending' AND "nextAttemptAt" <= $1
-       AND NOT (id = ANY($2::text[])) AND NOT ("endpointId" = ANY($3::text[]))
-     ORDER BY "nextAttemptAt", "eventId"
-     LIMIT $4
-  ), ranked AS (
-    SELECT c.id, row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c."eventId") + coalesce(h.n, 0) AS k
-      FROM candidates c
-      LEFT JOIN unnest($5::text[], $6::int[]) AS h(endpoint, n) ON h.endpoint = c."endpointId"
-  ), due AS (
-    SELECT m.id, m."nextAttemptAt" AS "dueAt" FROM "WebhookMessage" m
-     WHERE m.id IN (SELECT id FROM ranked WHERE k <= $7) AND m.state = 'pending' AND m."nextAttemptAt" <= $1
-     ORDER BY m."nextAttemptAt", m."eventId"
-     LIMIT $8
-     FOR UPDATE SKIP LOCKED
-  ), claimed AS (
-    UPDATE "WebhookMessage" m SET "nextAttemptAt" = $9, "updatedAt" = $1
-      FROM due WHERE m.id = due.id
-    RETURNING m.id, m."businessId", m.livemode, m."endpointId", m."eventId", m."eventType", m.attempts, due."dueAt"
-  )
-  SELECT c.id, c."businessId", c.livemode, c."endpointId", c."eventId", c."eventType", c.attempts,
-         e.type, e."bookingId", e.data, e."requestId", e."idempotencyKey", e."createdAt" AS "eventCreatedAt", w.url, w.secret
-    FROM claimed c JOIN "Event" e ON e.id = c."eventId" JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
-   ORDER BY c."dueAt", c."eventId"`;
-
-async function claimDue(sql: Sql, options: DeliveryWorkerOptions, limit: number, holding: Holding, perEndpoint: number, full: string[]): Promise<Claimed[]> {
+async function claimDue(platform: PlatformSql, options: DeliveryWorkerOptions, limit: number, holding: Holding, perEndpoint: number, full: string[]): Promise<Claimed[]> {
   const now = new Date();
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
-  const rows = await sql<ClaimRow>(CLAIM_SQL, [now, holding.messageIds, full, limit * 4, holding.endpointIds, holding.counts, perEndpoint, limit, leaseUntil]);
+  const rows = await platform.run(claimWebhookMessages, {
+    now,
+    heldMessageIds: holding.messageIds,
+    fullEndpointIds: full,
+    lookAhead: limit * 4,
+    heldEndpointIds: holding.endpointIds,
+    heldCounts: holding.counts,
+    perEndpoint,
+    limit,
+    leaseUntil,
+  });
   return rows.map((r) => ({
     id: r.id,
     businessId: r.businessId,
@@ -148,9 +116,9 @@ async function claimDue(sql: Sql, options: DeliveryWorkerOptions, limit: number,
     endpointId: r.endpointId,
     eventId: r.eventId,
     eventType: r.eventType,
-    attempts: Number(r.attempts),
+    attempts: r.attempts,
     leaseUntil,
-    event: { id: r.eventId, type: r.type, livemode: r.livemode, createdAt: new Date(r.eventCreatedAt), data: r.data, requestId: r.requestId, idempotencyKey: r.idempotencyKey, bookingId: r.bookingId },
+    event: { id: r.eventId, type: r.type, livemode: r.livemode, createdAt: r.eventCreatedAt, data: r.data, requestId: r.requestId, idempotencyKey: r.idempotencyKey, bookingId: r.bookingId },
     endpoint: { url: r.url, secret: r.secret },
   }));
 }
@@ -309,6 +277,7 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
   // Claims look across every business; each attempt is then written in its own tenant's scope.
   const tenantDb = tenantDbFactory(db.prisma);
   const sql = sqlRunner(db);
+  const platform = platformSql(db);
   if (options.leaseMs <= options.timeoutMs) {
     log.warn(`webhook worker: the lease (${options.leaseMs} ms) is not longer than the answer timeout (${options.timeoutMs} ms); another worker may send a message again while a slow answer is awaited`);
   }
@@ -352,7 +321,7 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
         holding.counts.push(n);
       }
     }
-    claiming = claimDue(sql, options, limit, holding, perEndpoint, full)
+    claiming = claimDue(platform, options, limit, holding, perEndpoint, full)
       .then(
         (claimed) => {
           for (const m of claimed) {

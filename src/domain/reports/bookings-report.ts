@@ -1,6 +1,6 @@
-import { Prisma } from '../../generated/prisma/client.ts';
+import { bookingsBuckets } from '../../db/sql/generated/tenant.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketReport, bucketsSql, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, type Figure, type Report } from './report.ts';
+import { bucketReport, periodParams, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, type Figure, type Report } from './report.ts';
 
 /** The bookings report's figures, in order. */
 export const BOOKINGS_FIGURES: Figure[] = [
@@ -32,24 +32,7 @@ export const bookingsReport = defineOperation({
   async run(ctx, args): Promise<Report> {
     const period = await reportPeriod(ctx, args);
     const currency = await reportCurrency(ctx);
-    const rows = await ctx.db.$readScoped<Record<string, unknown> & { period_start: Date; period_end: Date }>(Prisma.sql`
-      SELECT b.period_start, b.period_end,
-        COUNT(k."id")::int AS created,
-        COUNT(k."id") FILTER (WHERE k.paid)::int AS paid,
-        COUNT(k."id") FILTER (WHERE k."state" IN ('canceled', 'refunded'))::int AS canceled,
-        COUNT(k."id") FILTER (WHERE k."state" = 'completed')::int AS completed,
-        COALESCE(SUM(k."days") FILTER (WHERE k.paid), 0)::bigint AS paid_days,
-        COALESCE(SUM(k."totalCents") FILTER (WHERE k.paid AND k."currency" = ${currency}), 0)::bigint AS booking_value_cents
-      FROM ${bucketsSql(period)} AS b
-      LEFT JOIN (
-        SELECT bk.*, EXISTS (
-          SELECT 1 FROM "Transaction" t WHERE t."bookingId" = bk."id" AND t."type" = 'payment' AND t."status" = 'succeeded'
-        ) AS paid
-        FROM "Booking" bk
-        WHERE bk."createdAt" >= ${period.from}::timestamptz AND bk."createdAt" < ${period.to}::timestamptz
-      ) k ON k."createdAt" >= b.period_start AND k."createdAt" < b.period_end
-      GROUP BY b.period_start, b.period_end
-      ORDER BY b.period_start`);
+    const rows = await ctx.db.$run(bookingsBuckets, { ...periodParams(period), currency });
     return bucketReport('bookings', period, currency, rows, PARTS, figures);
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Prisma } from '../../generated/prisma/client.ts';
+import { timeZoneKnown } from '../../db/sql/generated/tenant.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
 import { timestamp } from '../shared/validation.ts';
@@ -7,7 +7,8 @@ import { timestamp } from '../shared/validation.ts';
 /*
  * What every report shares: a period cut into buckets (day, week from Monday, month, in UTC),
  * figures declared once (REST JSON, CSV and the GraphQL types are all made from the
- * declaration), and rows read by one SQL statement through the tenant's scoped read.
+ * declaration), and rows read by one named SQL statement (src/db/sql/tenant/*.sql) through the
+ * tenant scope, which supplies the business and environment.
  */
 
 export const GROUPINGS = ['day', 'week', 'month'] as const;
@@ -80,7 +81,7 @@ export async function reportPeriod(ctx: DomainContext, args: ReportArgs): Promis
   const groupBy = args.groupBy ?? 'day';
   const timezone = args.timezone ?? 'UTC';
   if (!knownZones.has(timezone)) {
-    const [{ known }] = await ctx.db.$readScoped<{ known: boolean }>(Prisma.sql`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timezone}) AS known`);
+    const [{ known }] = await ctx.db.$run(timeZoneKnown, { name: timezone });
     if (!known) throw CommonErrors.parameterInvalid('timezone', `Invalid timezone: '${timezone}' is not an IANA time zone name (e.g. Europe/Berlin).`);
     knownZones.add(timezone);
   }
@@ -91,25 +92,8 @@ export async function reportPeriod(ctx: DomainContext, args: ReportArgs): Promis
   return { from: args.from, to: args.to, groupBy, timezone };
 }
 
-/**
- * The period's buckets as a subquery `(period_start, period_end)`, one row each, in order:
- * whole days, weeks (date_trunc's weeks start on Monday) or months of the period's time zone,
- * the first and last clipped to the period, so the rows partition it exactly. Worked out on
- * the zone's wall-clock times (timestamps without a zone), so the session's TimeZone setting
- * cannot move a boundary and a daylight-saving day has its 23 or 25 hours.
- */
-export function bucketsSql(period: ReportPeriod): Prisma.Sql {
-  const step = `1 ${period.groupBy}`;
-  return Prisma.sql`(
-    SELECT GREATEST(s AT TIME ZONE ${period.timezone}, ${period.from}::timestamptz) AS period_start,
-           LEAST((s + ${step}::interval) AT TIME ZONE ${period.timezone}, ${period.to}::timestamptz) AS period_end
-    FROM generate_series(
-      date_trunc(${period.groupBy}, ${period.from}::timestamptz AT TIME ZONE ${period.timezone}),
-      ${period.to}::timestamptz AT TIME ZONE ${period.timezone} - interval '1 microsecond',
-      ${step}::interval
-    ) AS s
-  )`;
-}
+/** A period's parameters of the report statements, whose buckets it cuts (see their files). */
+export const periodParams = (period: ReportPeriod) => ({ from: period.from, to: period.to, timezone: period.timezone, grouping: period.groupBy });
 
 /** The business's currency: money figures count movements in it. */
 export async function reportCurrency(ctx: DomainContext): Promise<string> {
@@ -131,8 +115,8 @@ export function sumParts<P extends Record<string, number>>(rows: P[], keys: read
 }
 
 /** A bucket row's integer parts, as SQL returned them (bigint counts and sums arrive as strings). */
-export function partsOf<K extends string>(row: Record<string, unknown>, keys: readonly K[]): Record<K, number> {
-  return Object.fromEntries(keys.map((k) => [k, num(row[k])])) as Record<K, number>;
+export function partsOf<K extends string>(row: object, keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, num((row as Record<string, unknown>)[k])])) as Record<K, number>;
 }
 
 /** The report's rows: each bucket with the figures made from its parts. */
@@ -145,7 +129,7 @@ export function bucketReport<K extends string>(
   type: Report['type'],
   period: ReportPeriod,
   currency: string,
-  rows: ({ period_start: Date; period_end: Date } & Record<string, unknown>)[],
+  rows: { period_start: Date; period_end: Date }[],
   keys: readonly K[],
   figuresOf: (parts: Record<K, number>) => Figures,
 ): Report {

@@ -1,6 +1,6 @@
-import { Prisma } from '../../generated/prisma/client.ts';
+import { fleetVehicles, utilizationBuckets } from '../../db/sql/generated/tenant.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bucketRows, bucketsSql, num, partsOf, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, rounded, sumParts, type Figure, type Report } from './report.ts';
+import { bucketRows, periodParams, partsOf, ratio, reportArgs, reportCurrency, reportExample, reportPeriod, rounded, sumParts, type Figure, type Report } from './report.ts';
 
 /** The utilization report's figures, in order. */
 export const UTILIZATION_FIGURES: Figure[] = [
@@ -33,26 +33,14 @@ export const utilizationReport = defineOperation({
   async run(ctx, args): Promise<Report> {
     const period = await reportPeriod(ctx, args);
     const currency = await reportCurrency(ctx);
-    // Milliseconds are whole (timestamps keep three decimals), so the sums are exact.
-    const rows = await ctx.db.$readScoped<Record<string, unknown> & { period_start: Date; period_end: Date }>(Prisma.sql`
-      SELECT b.period_start, b.period_end,
-        (SELECT COUNT(*) FROM "Vehicle" v WHERE v."status" = 'active' AND v."createdAt" < b.period_end)::int AS vehicles,
-        (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (b.period_end - GREATEST(b.period_start, v."createdAt"))) * 1000)), 0)
-           FROM "Vehicle" v WHERE v."status" = 'active' AND v."createdAt" < b.period_end)::bigint AS available_ms,
-        (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (LEAST(k."endAt", b.period_end) - GREATEST(k."startAt", b.period_start, v."createdAt"))) * 1000)), 0)
-           FROM "Booking" k JOIN "Vehicle" v ON v."id" = k."vehicleId"
-          WHERE v."status" = 'active' AND k."state" NOT IN ('canceled', 'refunded')
-            AND k."startAt" < b.period_end AND k."endAt" > b.period_start AND k."endAt" > v."createdAt" AND v."createdAt" < b.period_end)::bigint AS booked_ms
-      FROM ${bucketsSql(period)} AS b
-      ORDER BY b.period_start`);
+    const rows = await ctx.db.$run(utilizationBuckets, periodParams(period));
     const parts = rows.map((r) => partsOf(r, PARTS));
-    const [{ vehicles }] = await ctx.db.$readScoped<{ vehicles: number }>(Prisma.sql`
-      SELECT COUNT(*)::int AS vehicles FROM "Vehicle" v WHERE v."status" = 'active' AND v."createdAt" < ${period.to}::timestamptz`);
+    const [{ vehicles }] = await ctx.db.$run(fleetVehicles, { before: period.to });
     return {
       type: 'utilization',
       ...period,
       currency,
-      rows: bucketRows(rows, parts, (part, i) => figures(part, num(rows[i].vehicles))),
+      rows: bucketRows(rows, parts, (part, i) => figures(part, rows[i].vehicles)),
       totals: figures(sumParts(parts, PARTS), vehicles),
     };
   },
