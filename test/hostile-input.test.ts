@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, period, restClient, startTestApp, type ApiResponse, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
@@ -26,6 +27,69 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     expect({ status: res.status, code: res.body?.error?.code, ...(param ? { param: res.body?.error?.param } : {}) }).toEqual({ status, code, ...(param ? { param } : {}) });
     expect(res.body.error.request_id).toBe(res.headers.get('request-id'));
   };
+
+  /** One HTTP/1.1 answer read off a raw socket (its status, headers and body), and whether the server then closed the connection. */
+  function exchange(socket: Socket, request: Buffer[]): Promise<{ status: number; headers: Record<string, string>; body: string; closed: Promise<boolean> }> {
+    let buffer = Buffer.alloc(0);
+    let ended = false;
+    const closed = new Promise<boolean>((resolve) => {
+      socket.once('close', () => resolve(true));
+      setTimeout(() => resolve(false), 5_000).unref();
+    });
+    socket.on('error', () => {}); // the server may close while the rest of a refused body is still being sent
+    socket.on('end', () => (ended = true));
+    const answer = new Promise<{ status: number; headers: Record<string, string>; body: string; closed: Promise<boolean> }>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        const end = buffer.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const [statusLine, ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n');
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        const length = Number(headers['content-length']);
+        if (buffer.length < end + 4 + length) return;
+        socket.off('data', onData);
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: buffer.subarray(end + 4, end + 4 + length).toString('utf8'), closed });
+      };
+      socket.on('data', onData);
+      setTimeout(() => reject(new Error(`no answer${ended ? ' (the server closed the connection)' : ''}`)), 10_000).unref();
+    });
+    for (const part of request) socket.write(part);
+    return answer;
+  }
+
+  it('answers a body over 1 MiB with 413 and closes the connection, so a second request on it never waits for an answer (REST and GraphQL)', async () => {
+    const { port } = new URL(t.baseUrl);
+    const over = Buffer.alloc(1_200_000, 'a');
+    for (const path of ['/v1/vehicles', '/graphql']) {
+      for (const framing of ['content-length', 'chunked'] as const) {
+        const socket = connect(Number(port), '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.business.test_secret_key}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\n`;
+        const request =
+          framing === 'content-length'
+            ? [Buffer.from(`${head}Content-Length: ${over.length}\r\n\r\n`), over]
+            : [Buffer.from(`${head}Transfer-Encoding: chunked\r\n\r\n`), ...[0, 1, 2, 3].map((i) => Buffer.concat([Buffer.from(`${(300_000).toString(16)}\r\n`), over.subarray(i * 300_000, (i + 1) * 300_000), Buffer.from('\r\n')])), Buffer.from('0\r\n\r\n')];
+        const first = await exchange(socket, request);
+        expect({ path, framing, status: first.status, connection: first.headers.connection }).toEqual({ path, framing, status: 413, connection: 'close' });
+        const refusal = JSON.parse(first.body);
+        expect(refusal.error?.code ?? refusal.errors?.[0].extensions.code).toBe('payload_too_large');
+        // The rest of the body is never read as the next request: the server closes the connection.
+        socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        expect(await first.closed).toBe(true);
+        socket.destroy();
+      }
+    }
+    // A body within the limit keeps the connection for the next request.
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = JSON.stringify({ name: 'Keep-alive car', daily_rate_cents: 100 });
+    const first = await exchange(socket, [Buffer.from(`POST /v1/vehicles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.business.test_secret_key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)]);
+    expect(first.status).toBe(201);
+    expect(first.headers.connection).not.toBe('close');
+    const second = await exchange(socket, [Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)]);
+    expect(second.status).toBe(200);
+    socket.destroy();
+  });
 
   it('answers a path id with invalid percent-encoding 404 resource_missing, after authentication, with no stack trace', async () => {
     for (const id of ['%', '%zz', '%E0%A4%A', '%00', 'bk_%00x', '%ED%A0%80']) {

@@ -6,7 +6,6 @@ import { loadConfig, type AppConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createBusiness, type CreatedBusiness } from '../../src/platform/businesses.ts';
 import { buildApp, type App } from '../../src/server.ts';
-import type { RestRoute } from '../../rest-adapter/route.ts';
 import { checkerFor } from './openapi-check.ts';
 import { createTestPostgresDatabase } from './postgres.ts';
 
@@ -28,12 +27,12 @@ export interface TestApp {
 }
 
 /** Boot `buildApp()` on a freshly migrated database, listening on a loopback port. */
-export async function startTestApp(engine: Engine, overrides: Partial<AppConfig> = {}, options: { routes?: RestRoute[]; processors?: Parameters<typeof buildApp>[0]['processors']; now?: () => Date } = {}): Promise<TestApp> {
+export async function startTestApp(engine: Engine, overrides: Partial<AppConfig> = {}, options: Pick<Parameters<typeof buildApp>[0], 'routes' | 'processors' | 'now' | 'adjustEdge'> = {}): Promise<TestApp> {
   const pg = engine === 'postgres' ? await createTestPostgresDatabase() : null;
   const db = await openDatabase(pg ? { databaseUrl: pg.url } : { dataDir: 'memory://' });
   const filesDir = await mkdtemp(join(tmpdir(), 'rental-files-'));
   const config = { ...loadConfig({}), holdSweepMs: 0, rateLimitLive: 100_000, rateLimitTest: 100_000, filesDir, ...overrides };
-  const app = await buildApp({ db, config, routes: options.routes, processors: options.processors, now: options.now });
+  const app = await buildApp({ db, config, ...options });
   const server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   const business = await createBusiness(db.prisma, { name: 'Test Rentals' });
