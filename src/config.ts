@@ -11,7 +11,7 @@ import type { S3StorageSettings } from './storage/s3-storage.ts';
  */
 export type DemoSeedSetting = 'embedded' | 'on' | 'off';
 
-/** All configuration is environment variables (listed in README.md). */
+/** All configuration is environment variables (listed in docs/configuration.md). */
 export interface AppConfig {
   port: number;
   host: string;

@@ -4,7 +4,7 @@ import { businessSettingsSchema, type BusinessSettings } from './business-settin
 /*
  * The settings API is derived from the one declaration of the settings
  * (business-settings.ts): a setting added there appears in the update's input (with its
- * limits), in the GraphQL and REST answers and in the README's table without more code.
+ * limits), in the GraphQL and REST answers and in the settings table of docs/business-and-website.md without more code.
  */
 
 export type SettingKind = 'int' | 'boolean' | 'string' | { enum: readonly string[] };
