@@ -14,18 +14,7 @@ SELECT b.period_start, b.period_end,
   COUNT(k."id") FILTER (WHERE k."state" = 'completed')::int AS completed,
   COALESCE(SUM(k."days") FILTER (WHERE k.paid), 0)::bigint AS paid_days,
   COALESCE(SUM(k."totalCents") FILTER (WHERE k.paid AND k."currency" = $5), 0)::bigint AS booking_value_cents
-FROM (
-  -- The period's buckets in order (days, weeks from Monday or months of the time zone), the
-  -- first and last clipped to the period; cut on the zone's wall-clock times, so a
-  -- daylight-saving day has its 23 or 25 hours whatever the session's TimeZone.
-  SELECT GREATEST(s AT TIME ZONE $3, $1::timestamptz) AS period_start,
-         LEAST((s + ('1 ' || $4)::interval) AT TIME ZONE $3, $2::timestamptz) AS period_end
-    FROM generate_series(
-      date_trunc($4, $1::timestamptz AT TIME ZONE $3),
-      $2::timestamptz AT TIME ZONE $3 - interval '1 microsecond',
-      ('1 ' || $4)::interval
-    ) AS s
-) AS b
+FROM report_buckets($1, $2, $3, $4) AS b
 LEFT JOIN (
   SELECT bk.*, EXISTS (
     SELECT 1 FROM "Transaction" t WHERE t."bookingId" = bk."id" AND t."type" = 'payment' AND t."status" = 'succeeded'

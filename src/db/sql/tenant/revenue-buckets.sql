@@ -20,18 +20,7 @@ SELECT b.period_start, b.period_end,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" IN ('charge', 'deposit_capture') AND c."type" = 'cleaning'), 0)::bigint AS charges_cleaning_cents,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" IN ('charge', 'deposit_capture') AND c."type" = 'toll'), 0)::bigint AS charges_toll_cents,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" IN ('charge', 'deposit_capture') AND c."type" = 'other'), 0)::bigint AS charges_other_cents
-FROM (
-  -- The period's buckets in order (days, weeks from Monday or months of the time zone), the
-  -- first and last clipped to the period; cut on the zone's wall-clock times, so a
-  -- daylight-saving day has its 23 or 25 hours whatever the session's TimeZone.
-  SELECT GREATEST(s AT TIME ZONE $3, $1::timestamptz) AS period_start,
-         LEAST((s + ('1 ' || $4)::interval) AT TIME ZONE $3, $2::timestamptz) AS period_end
-    FROM generate_series(
-      date_trunc($4, $1::timestamptz AT TIME ZONE $3),
-      $2::timestamptz AT TIME ZONE $3 - interval '1 microsecond',
-      ('1 ' || $4)::interval
-    ) AS s
-) AS b
+FROM report_buckets($1, $2, $3, $4) AS b
 LEFT JOIN "Transaction" t
   ON t."createdAt" >= b.period_start AND t."createdAt" < b.period_end
  AND t."status" = 'succeeded' AND t."currency" = $5

@@ -15,16 +15,5 @@ SELECT b.period_start, b.period_end,
      FROM "Booking" k JOIN "Vehicle" v ON v."id" = k."vehicleId"
     WHERE v."status" = 'active' AND k."state" NOT IN ('canceled', 'refunded')
       AND k."startAt" < b.period_end AND k."endAt" > b.period_start AND k."endAt" > v."createdAt" AND v."createdAt" < b.period_end)::bigint AS booked_ms
-FROM (
-  -- The period's buckets in order (days, weeks from Monday or months of the time zone), the
-  -- first and last clipped to the period; cut on the zone's wall-clock times, so a
-  -- daylight-saving day has its 23 or 25 hours whatever the session's TimeZone.
-  SELECT GREATEST(s AT TIME ZONE $3, $1::timestamptz) AS period_start,
-         LEAST((s + ('1 ' || $4)::interval) AT TIME ZONE $3, $2::timestamptz) AS period_end
-    FROM generate_series(
-      date_trunc($4, $1::timestamptz AT TIME ZONE $3),
-      $2::timestamptz AT TIME ZONE $3 - interval '1 microsecond',
-      ('1 ' || $4)::interval
-    ) AS s
-) AS b
+FROM report_buckets($1, $2, $3, $4) AS b
 ORDER BY b.period_start
