@@ -84,8 +84,6 @@ export interface EdgeDeps {
 
 export type Yoga = YogaServerInstance<YogaServerContext, GraphQLContext>;
 
-/** The scheme, host and port the caller reached (links the API hands out point back there). */
-
 /**
  * The context every operation runs in, over GraphQL and REST alike: the caller's
  * tenant-scoped database, who calls, the clock, the processor, file links.
@@ -101,6 +99,7 @@ export function operationContext(deps: EdgeDeps, edge: EdgeContext, principal: P
       now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
       onClockChanged: forgetCachedPrincipals,
       onAccessChanged: forgetCachedPrincipals,
+      // Links point back to the scheme, host and port the caller reached, unless PUBLIC_URL says otherwise.
       publicUrl: () => deps.files.publicUrl ?? request.origin,
       files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? request.origin, tenant),
       signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? request.origin),
