@@ -1,5 +1,9 @@
 // Child process: the project server (buildApp over openDatabase) for the vehicle-read bench.
-// Env: DATABASE_URL (required), PORT (0 = any free port). Prints "READY <port>" when listening.
+// Env: DATABASE_URL (required), PORT (0 = any free port), BENCH_VIA_PIPELINE (1: every request
+// through yoga's pipeline, App.handle behind @whatwg-node/server's Node adapter, instead of the
+// Node server's own path: what that path saves). Prints "READY <port>" when listening.
+import { createServer } from 'node:http';
+import { createServerAdapter } from '@whatwg-node/server';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { buildApp } from '../src/server.ts';
@@ -12,7 +16,13 @@ const config = loadConfig({ ...process.env, RATE_LIMIT_TEST: '1000000000', RATE_
 // As npm start opens it: migrations checked (nothing is pending: the bench migrated the database).
 const db = await openDatabase({ databaseUrl });
 const app = await buildApp({ db, config });
-const server = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
+const server =
+  process.env.BENCH_VIA_PIPELINE === '1'
+    ? await new Promise<ReturnType<typeof createServer>>((resolve) => {
+        const s = createServer(createServerAdapter((request: Request) => app.handle(request)));
+        s.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => resolve(s));
+      })
+    : await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 const address = server.address();
 process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : ''}\n`);
 

@@ -10,7 +10,9 @@
 // Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10),
 //      BENCH_ROUNDS (1; rounds alternate the order), BENCH_CPU_PROF (a directory: the
 //      children run with --cpu-prof and write their profiles to <dir>/project, <dir>/baseline),
-//      TEST_POSTGRES_URL (server to create the throwaway database on), DATABASE_POOL_SIZE.
+//      TEST_POSTGRES_URL (server to create the throwaway database on), DATABASE_POOL_SIZE,
+//      BENCH_PIPELINE (1: the project is also measured with every request through yoga's
+//      pipeline instead of the Node server's own path, both running the same edge steps).
 import { openDatabase } from '../src/db/database.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { newId } from '../src/domain/shared/ids.ts';
@@ -65,32 +67,43 @@ runBench(async () => {
 
     const headers = { authorization: `Bearer ${key}` };
     const shapes: Partial<Record<keyof typeof SCRIPTS, string[]>> = {};
+    const runOf = (side: 'project' | 'baseline') => ({
+      label: side,
+      script: SCRIPTS[side],
+      databaseUrl: database.url,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP,
+      connections: CONNECTIONS,
+      cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
+      // Rate limits raised out of the way: they are not what is measured.
+      env: { RATE_LIMIT_TEST: '1000000000', RATE_LIMIT_LIVE: '1000000000' },
+      async probe(baseUrl: string) {
+        // It must answer 200 with the vehicle before it is timed.
+        const res = await fetch(`${baseUrl}/v1/vehicles/${vehicleId}`, { headers });
+        const body = (await res.json()) as Record<string, unknown>;
+        if (res.status !== 200 || body.id !== vehicleId || body.daily_rate_cents !== 8900) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body)} instead of the vehicle`);
+        shapes[side] = Object.keys(body);
+      },
+      load: (baseUrl: string) => ({ url: `${baseUrl}/v1/vehicles/${vehicleId}`, headers }),
+    });
     const { project: p, baseline: b } = await compareLoad(
       `bench: GET /v1/vehicles/:id, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, ${ROUNDS} round(s), pool ${process.env.DATABASE_POOL_SIZE ?? 20}`,
       ROUNDS,
-      (side) => ({
-        label: side,
-        script: SCRIPTS[side],
-        databaseUrl: database.url,
-        seconds: SECONDS,
-        warmupSeconds: WARMUP,
-        connections: CONNECTIONS,
-        cpuProfDir: process.env.BENCH_CPU_PROF || undefined,
-        // Rate limits raised out of the way: they are not what is measured.
-        env: { RATE_LIMIT_TEST: '1000000000', RATE_LIMIT_LIVE: '1000000000' },
-        async probe(baseUrl) {
-          // It must answer 200 with the vehicle before it is timed.
-          const res = await fetch(`${baseUrl}/v1/vehicles/${vehicleId}`, { headers });
-          const body = (await res.json()) as Record<string, unknown>;
-          if (res.status !== 200 || body.id !== vehicleId || body.daily_rate_cents !== 8900) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body)} instead of the vehicle`);
-          shapes[side] = Object.keys(body);
-        },
-        load: (baseUrl) => ({ url: `${baseUrl}/v1/vehicles/${vehicleId}`, headers }),
-      }),
+      runOf,
     );
     const extra = (shapes.project ?? []).filter((k) => !(shapes.baseline ?? []).includes(k));
     const missing = (shapes.baseline ?? []).filter((k) => !(shapes.project ?? []).includes(k));
     if (extra.length || missing.length) console.log(`note: response keys differ (project only: ${extra.join(', ') || '-'}; baseline only: ${missing.join(', ') || '-'})`);
+
+    if (process.env.BENCH_PIPELINE === '1') {
+      // The same project, every request through App.handle: what the Node server's own path saves.
+      const { project: viaPipeline, baseline: again } = await compareLoad(
+        `bench: the same, the project through yoga's pipeline (App.handle)`,
+        ROUNDS,
+        (side) => ({ ...runOf(side), env: { ...runOf(side).env, ...(side === 'project' ? { BENCH_VIA_PIPELINE: '1' } : {}) } }),
+      );
+      console.log(`Node path vs pipeline: ${(p.rps / b.rps).toFixed(2)} vs ${(viaPipeline.rps / again.rps).toFixed(2)} of the baseline's throughput; ${p.cpuUsPerRequest.toFixed(0)} vs ${viaPipeline.cpuUsPerRequest.toFixed(0)} µs CPU/request`);
+    }
 
     const throughput = p.rps / b.rps;
     const p99 = p.p99 / b.p99;
