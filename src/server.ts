@@ -9,6 +9,7 @@ import type { EdgeStep } from './http/edge/runner.ts';
 import { edgeContext } from './http/edge/runner.ts';
 import type { HealthChecks } from './http/edge/steps/health.ts';
 import { asDomainError, errorAnswer } from './http/error-envelope.ts';
+import { EdgeErrors } from './http/edge.errors.ts';
 import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './http/graphql-server.ts';
 import { serveNode } from './http/transports/node.ts';
 import { nodeEdgeRequest, nodeRequestUrl } from './http/transports/requests.ts';
@@ -205,12 +206,20 @@ export async function buildApp(options: {
     observe(req, res, f);
     requestScope.run(f, () => {
       const url = nodeRequestUrl(req);
-      // A target or Host the URL parser refuses is yoga's adapter's to answer, as it was before any step.
-      if (url === null || url.pathname === GRAPHQL_PATH) return void pipeline(req, res, { frame: f });
+      // No step can read a request that has no URL: refused here, in the envelope.
+      if (url === null) return refuseUnreadable(res, f.requestId);
+      if (url.pathname === GRAPHQL_PATH) return void pipeline(req, res, { frame: f });
       const ctx = edgeContext(f.requestId, 'http', nodeEdgeRequest(req, url), f.audit);
       f.edge = ctx as RequestFrame['edge'];
       serveNode(steps, f.edge!, res);
     });
+  }
+
+  /** A request whose Host and target make no URL (neither path could read it). */
+  function refuseUnreadable(res: ServerResponse, requestId: string): void {
+    const answer = errorAnswer(EdgeErrors.requestTargetInvalid(), requestId, false);
+    res.writeHead(answer.status, { ...answer.headers, 'request-id': requestId, connection: 'close' });
+    res.end(answer.body);
   }
 
   const maintenance = startMaintenance({ prisma, tenantDb, now, messaging, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0 });

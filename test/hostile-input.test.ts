@@ -91,6 +91,20 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     socket.destroy();
   });
 
+  it('answers a Host header that makes no URL with 400 in the envelope, never a 500 or a stack trace', async () => {
+    const { port } = new URL(t.baseUrl);
+    for (const host of ['[::1', 'a b', 'bad host:99999']) {
+      for (const path of ['/v1/vehicles', '/graphql']) {
+        const socket = connect(Number(port), '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        const answer = await exchange(socket, [Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${t.business.test_secret_key}\r\n\r\n`)]);
+        expect({ host, path, status: answer.status }).toEqual({ host, path, status: 400 });
+        expect(JSON.parse(answer.body).error).toMatchObject({ type: 'invalid_request', code: 'request_target_invalid', request_id: answer.headers['request-id'] });
+        socket.destroy();
+      }
+    }
+  });
+
   it('answers a path id with invalid percent-encoding 404 resource_missing, after authentication, with no stack trace', async () => {
     for (const id of ['%', '%zz', '%E0%A4%A', '%00', 'bk_%00x', '%ED%A0%80']) {
       expectError(await api.get(`/v1/bookings/${id}`), 404, 'resource_missing', 'booking_id');

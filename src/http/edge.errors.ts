@@ -9,6 +9,12 @@ export const EdgeErrors = errorCatalogue('request', {
     description: 'No operation has this path.',
     build: (method: string, path: string) => ({ message: `Unrecognized request URL (${method} ${path}).` }),
   },
+  requestTargetInvalid: {
+    type: 'invalid_request',
+    code: 'request_target_invalid',
+    description: 'The request\'s Host header and target do not make a URL (a malformed host, say).',
+    build: () => ({ message: 'The request\'s Host header and target do not make a valid URL.' }),
+  },
   methodNotAllowed: {
     type: 'invalid_request',
     code: 'method_not_allowed',
