@@ -81,7 +81,7 @@ export const EdgeErrors = errorCatalogue('request', {
   queryTooDeep: {
     type: 'invalid_request',
     code: 'query_too_deep',
-    description: 'The GraphQL document nests selections deeper than allowed (see the GraphQL limits in the docs).',
+    description: 'The GraphQL document nests selections, or brackets, braces and parentheses, deeper than allowed (see the GraphQL limits in the docs).',
     build: (message: string) => ({ message }),
   },
   tooManyAliases: {
