@@ -10,7 +10,8 @@
 // Baseline side: bare `pg` from this process through a second proxy: one statement joining
 // Booking to Vehicle, Customer and (LEFT) Payment for the 101 newest bookings of the
 // business and environment, turned into the same GraphQL JSON answer (checked equal).
-// Target: at most 4 statements for the whole request.
+// Targets: at most 4 statements for the whole request, and a p50 answer time at most 3 times
+// the baseline's.
 //
 // Env: BENCH_VEHICLES (1000), BENCH_BOOKINGS (100000), BENCH_REPS (30), BENCH_WARMUP (5),
 //      TEST_POSTGRES_URL (server to create the throwaway database on).
@@ -31,6 +32,7 @@ const REPS = envInt('BENCH_REPS', 30);
 const WARMUP = envInt('BENCH_WARMUP', 5);
 const PAGE = 100;
 const GOAL_STATEMENTS = 4;
+const GOAL_P50_RATIO = 3;
 
 // `first` as a variable: the API's cost limit multiplies a literal `first` into the cost.
 const QUERY = `query BookingsPage($first: Int!) {
@@ -107,7 +109,8 @@ async function main() {
     };
     const bare = async () => bareAnswer((await baseline!.query(BARE_SQL, [tenant.businessId, false])).rows);
 
-    const RELAY_POLL = /^UPDATE "Event" SET "publishedAt"/;
+    // The relay's claim is a named statement: its text starts with the file's comment lines.
+    const RELAY_POLL = /^(?:\s*--[^\n]*\n)*\s*UPDATE "Event" SET "publishedAt"/;
     const same = canonical(await project()) === canonical(await bare());
     for (let i = 0; i < WARMUP; i++) { await project(); await bare(); }
 
@@ -163,8 +166,8 @@ async function main() {
       project: `${p.p50.toFixed(2)} ms`,
       baseline: `${b.p50.toFixed(2)} ms`,
       ratio: `${(p.p50 / b.p50).toFixed(2)}x`,
-      goal: 'reported only',
-      meets: true,
+      goal: `<= ${GOAL_P50_RATIO}x baseline`,
+      meets: same && p.p50 <= GOAL_P50_RATIO * b.p50,
     });
   } finally {
     killChildren();

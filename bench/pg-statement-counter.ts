@@ -31,6 +31,10 @@ export async function startStatementCounter(target: { host: string; port: number
   const server = net.createServer((client) => {
     const connection = connectionCount++;
     const upstream = net.connect(target.port, target.host);
+    // Forward each message at once: with Nagle's algorithm a client's second small write waits
+    // for the server's delayed ACK (40 ms on Linux), a stall no real connection has.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     sockets.add(client).add(upstream);
     let buffer: Buffer = Buffer.alloc(0);
     let startupDone = false;
