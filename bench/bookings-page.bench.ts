@@ -15,17 +15,13 @@
 //
 // Env: BENCH_VEHICLES (1000), BENCH_BOOKINGS (100000), BENCH_REPS (30), BENCH_WARMUP (5),
 //      TEST_POSTGRES_URL (server to create the throwaway database on).
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { generateFleet, migrateAndCreateBusiness } from './bench-data.ts';
-import { killChildren, percentiles, startChildServer, runBench } from './harness.ts';
+import { killChildren, percentiles, runBench, startServer } from './harness.ts';
 import { startStatementCounter } from './pg-statement-counter.ts';
 import { reportResult } from './result.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const VEHICLES = envInt('BENCH_VEHICLES', 1_000);
 const BOOKINGS = envInt('BENCH_BOOKINGS', 100_000);
 const REPS = envInt('BENCH_REPS', 30);
@@ -47,29 +43,6 @@ const QUERY = `query BookingsPage($first: Int!) {
   }
 }`;
 
-const BARE_SQL = `
-  SELECT b.id, b.state,
-         v.id AS v_id, v.name AS v_name, c.id AS c_id, c.name AS c_name, p.id AS p_id, p.state AS p_state
-    FROM "Booking" b
-    JOIN "Vehicle" v ON v.id = b."vehicleId"
-    JOIN "Customer" c ON c.id = b."customerId"
-    LEFT JOIN "Payment" p ON p."bookingId" = b.id
-   WHERE b."businessId" = $1 AND b.livemode = $2
-   ORDER BY b.id DESC
-   LIMIT ${PAGE + 1}`;
-
-function bareAnswer(rows: Record<string, any>[]) {
-  const edges = rows.slice(0, PAGE).map((r) => ({
-    node: {
-      id: r.id, state: r.state,
-      vehicle: { id: r.v_id, name: r.v_name },
-      customer: { id: r.c_id, name: r.c_name },
-      payment: r.p_id === null ? null : { id: r.p_id, state: r.p_state },
-    },
-  }));
-  return { data: { bookings: { edges, pageInfo: { hasNextPage: rows.length > PAGE } } } };
-}
-
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 }
@@ -87,27 +60,26 @@ async function main() {
   const projectProxy = await startStatementCounter({ host: '127.0.0.1', port: pgPort });
   const baselineProxy = await startStatementCounter({ host: '127.0.0.1', port: pgPort });
   const via = (port: number) => Object.assign(new URL(database.url), { port: String(port) }).toString();
-  let baseline: pg.Client | undefined;
   try {
     const tenant = await migrateAndCreateBusiness(database.url);
     const seconds = await generateFleet(database.url, tenant, { vehicles: VEHICLES, bookings: BOOKINGS, customers: Math.max(100, Math.ceil(BOOKINGS / 20)), payments: true });
     console.log(`bench: GraphQL bookings(first: ${PAGE}) with vehicle, customer, payment; ${VEHICLES} vehicles, ${BOOKINGS} bookings (generated in ${seconds.toFixed(0)} s); ${REPS} requests per side after ${WARMUP} warm-up`);
 
-    const server = await startChildServer(path.join(here, 'serve-app.ts'), { ...process.env, DATABASE_URL: via(projectProxy.port), PORT: '0', NODE_ENV: 'production', WEBHOOK_WORKER: 'off', REDIS_URL: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-    baseline = new pg.Client({ connectionString: via(baselineProxy.port) });
-    await baseline.connect();
+    const server = await startServer('project', 'serve-app.ts', via(projectProxy.port), { env: { WEBHOOK_WORKER: 'off' } });
+    const bareServer = await startServer('baseline', 'serve-bare-page.ts', via(baselineProxy.port));
 
-    const project = async () => {
-      const res = await fetch(`http://127.0.0.1:${server.port}/graphql`, {
+    const ask = (port: number, side: string) => async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
         method: 'POST',
         headers: { authorization: `Bearer ${tenant.testSecretKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ query: QUERY, variables: { first: PAGE } }),
       });
       const body = (await res.json()) as { data?: unknown; errors?: unknown };
-      if (res.status !== 200 || body.errors) throw new Error(`project answered ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+      if (res.status !== 200 || body.errors) throw new Error(`${side} answered ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
       return body;
     };
-    const bare = async () => bareAnswer((await baseline!.query(BARE_SQL, [tenant.businessId, false])).rows);
+    const project = ask(server.port, 'project');
+    const bare = ask(bareServer.port, 'baseline');
 
     // The relay's claim is a named statement: its text starts with the file's comment lines.
     const RELAY_POLL = /^(?:\s*--[^\n]*\n)*\s*UPDATE "Event" SET "publishedAt"/;
@@ -136,6 +108,7 @@ async function main() {
       }
     }
     await server.stop();
+    await bareServer.stop();
 
     const p = percentiles(ms.project);
     const b = percentiles(ms.baseline);
@@ -171,7 +144,6 @@ async function main() {
     });
   } finally {
     killChildren();
-    await baseline?.end().catch(() => {});
     await projectProxy.close();
     await baselineProxy.close();
     await database.drop();
