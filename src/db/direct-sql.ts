@@ -1,12 +1,13 @@
 // The tenant scope's exact SQL for the statements every request runs: a row by its id, and new
-// rows. Prisma 7.10 caches its query plans (an LRU of 1,000 keyed by the parameterized query;
-// createMany is never cached), yet on this project's measurements a cached findUnique by id
-// still costs about 300 µs more CPU than this statement, a create about 300 µs more, and an
-// uncached createMany (the audit record, a booking's webhook messages) about 1 ms. Without
-// these two statements the targets are missed (2026-11-27, Node 24.21.0, bench/README.md
-// "Direct SQL, with and without"): GET /v1/vehicles/{id} at 0.18–0.36 of the baseline (target
-// 0.6; 0.35–0.67 with them) and POST /v1/bookings at 0.26–0.43 (target 0.4; 0.58–0.66 with
-// them, 0.34–0.50 when transactions' inserts went through Prisma). Other reads are Prisma's.
+// rows. Prisma 7.10 caches its query plans (an LRU keyed by the parameterized query; createMany
+// is never cached), yet a cached findUnique by id or create still costs about 200–250 µs more
+// CPU than these statements, and a createMany (the audit record, a booking's webhook messages)
+// about 600 µs more. Without them two targets are missed (2026-11-27, Node 24.21.0; numbers in
+// bench/README.md, "Direct SQL, with and without"): GET /v1/vehicles/{id} at 0.21–0.34 of the
+// baseline's throughput (target 0.6; 0.41–0.77 with them) and POST /v1/bookings at 0.27–0.39
+// (target 0.4; 0.28–0.58 with them, met in 4 runs of 5; 0.34–0.50 when a transaction's inserts
+// went through Prisma). Every other statement is Prisma's: the findMany/findFirst compiler this
+// file also held decided no target and was removed.
 //
 // Only the tenant scope (tenant-db.ts) calls this, with arguments it has already confined to
 // one business and environment; what `compileDirect` does not claim goes through Prisma. A
