@@ -9,7 +9,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { directSqlPool, postgresDirectSql, type DirectSql } from './direct-sql.ts';
+import type { DirectSql } from './direct-sql.ts';
+import { directSqlPool, postgresDirectSql } from './direct-sql-postgres.ts';
 import { applyMigrations, createPGlite, loadPGlite } from './migrate.ts';
 import { applyEmbeddedSettings, copyTemplateDirectory, readTemplate, readTemplateDirectory, saveTemplate } from './pglite-template.ts';
 import { log } from '../log.ts';
@@ -19,7 +20,7 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** PostgreSQL only: the pool Prisma's adapter draws on, shared by the tenant scope's direct SQL. */
   pool?: pg.Pool;
-  /** PostgreSQL only: exact SQL for the tenant scope's hottest statements, on `pool` (direct-sql.ts). */
+  /** PostgreSQL only: exact SQL for the tenant scope's reads by id and inserts, on `pool` (direct-sql.ts). */
   direct?: DirectSql;
   /**
    * Call `onNotify` for each NOTIFY on `channel` (sent at commit by `pg_notify` inside a

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { COLUMN_NAMES, DATAMODEL as models, type DirectSql } from './direct-sql.ts';
+import { DATAMODEL as models, type DirectSql } from './direct-sql.ts';
 import { asPgRows, valuesOf, type TenantStatement } from './sql/named-sql.ts';
 import { checkTenantStatement, type TenantStatementShape } from './sql/tenant-sql.ts';
 
@@ -179,7 +179,6 @@ function scopedDelegate(prismaDelegate: () => Delegate, model: string, scope: Te
   const out: Delegate = {};
   // Prisma's own delegate is made (by its client's proxy) only when a call needs the ORM.
   let delegate: Delegate | undefined;
-  const byIdDirect = direct && models[model]?.fields.some((f) => f.name === 'id' && f.isId);
   for (const operation of OPERATIONS) {
     out[operation] = (args?: unknown) => {
       let scoped: Args;
@@ -188,7 +187,8 @@ function scopedDelegate(prismaDelegate: () => Delegate, model: string, scope: Te
       } catch (err) {
         return Promise.reject(err); // as the query itself would fail: callers await
       }
-      const result = (direct && directStatement(direct, model, operation, scoped, byIdDirect)) || (delegate ??= prismaDelegate())[operation](scoped);
+      // A read by id or a plain insert as the scope's own SQL (direct-sql.ts), anything else through Prisma.
+      const result = direct?.run(model, operation, scoped) ?? (delegate ??= prismaDelegate())[operation](scoped);
       if (!observe || !SINGLE_ROW.has(operation) || !observe.wants()) return result;
       return result.then((row) => {
         if (row && typeof row === 'object') observe.touch(model, row as { id?: unknown });
@@ -197,64 +197,6 @@ function scopedDelegate(prismaDelegate: () => Delegate, model: string, scope: Te
     };
   }
   return out;
-}
-
-/**
- * The same call as exact SQL, when it is one `direct` writes as Prisma would: a read by id
- * (`plainReadById`), a findMany / findFirst of plain conditions (direct-sql.ts says which),
- * or a create / createMany of plain rows (no selection, no nested writes, no duplicates
- * skipped). Undefined for anything else, which Prisma runs.
- */
-function directStatement(direct: DirectSql, model: string, operation: string, scoped: Args, byId: boolean | undefined): Promise<unknown> | undefined {
-  if (operation === 'findUnique') {
-    const read = byId ? plainReadById(model, scoped) : null;
-    // A unique condition finds at most one row, so it reads as findFirst (compound keys are left to Prisma).
-    return read && isFlatEquality(scoped.where!) ? direct.byId(model, scoped.where!, read.fields) : direct.find(model, scoped, true);
-  }
-  if (operation === 'findMany' || operation === 'findFirst') return direct.find(model, scoped, operation === 'findFirst');
-  if ((operation !== 'create' && operation !== 'createMany') || !onlyKeys(scoped, 'data')) return undefined;
-  const rows = (Array.isArray(scoped.data) ? scoped.data : [scoped.data]) as Record<string, unknown>[];
-  if (operation === 'create' && Array.isArray(scoped.data)) return undefined;
-  if (!direct.canInsert(model, rows)) return undefined;
-  return operation === 'create' ? direct.insert(model, rows, true).then((r) => r.rows[0]) : direct.insert(model, rows, false).then((r) => ({ count: r.count }));
-}
-
-/** Arguments that name nothing but `key` (an explicit undefined names nothing). */
-function onlyKeys(args: Args, key: string): boolean {
-  for (const k in args) if (k !== key && args[k] !== undefined) return false;
-  return true;
-}
-
-/** A condition that is only `field = value` (a caller's id the owner collides with is AND-ed instead). */
-function isFlatEquality(where: Record<string, unknown>): boolean {
-  for (const key in where) {
-    const value = where[key];
-    if (typeof value !== 'string' && typeof value !== 'boolean') return false;
-  }
-  return true;
-}
-
-/**
- * `findUnique({ where: { id } })` of the whole row, or of some of its own fields
- * (`select: { field: true }`): nothing for the ORM to join or shape. Null for anything else.
- */
-function plainReadById(model: string, args: Args | undefined): { fields?: string[] } | null {
-  if (!args || typeof args.where?.id !== 'string') return null;
-  let fields: string[] | undefined;
-  for (const key in args) {
-    const value = args[key];
-    if (key === 'where' || value === undefined) continue;
-    // Pothos passes what a selection needs from relations; none is none.
-    if (key === 'include' && value !== null && typeof value === 'object' && Object.keys(value).length === 0) continue;
-    if (key === 'select' && value !== null && typeof value === 'object') {
-      fields = Object.keys(value);
-      const own = COLUMN_NAMES.get(model)!;
-      if (fields.length === 0 || !fields.every((f) => (value as Record<string, unknown>)[f] === true && own.has(f))) return null;
-      continue;
-    }
-    return null;
-  }
-  return { fields };
 }
 
 /**

@@ -45,6 +45,11 @@ export function keyOf(model: string, row: Record<string, unknown>): Record<strin
 const REQUIRED_BY_CHECK: Record<string, string> = { Evidence: 'charge' };
 
 export async function makeRow(db: Database, model: string, owner: TenantScope, clock = { t: Date.now() }, via: object = db.prisma): Promise<Record<string, unknown>> {
+  return (await delegate(via, model).create({ data: await rowData(db, model, owner, clock, via) })) as Record<string, unknown>;
+}
+
+/** The data of a minimal row of `model` owned by `owner`, its required parents made (through `via`), the row itself not. */
+export async function rowData(db: Database, model: string, owner: TenantScope, clock = { t: Date.now() }, via: object = db.prisma): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {};
   const fields = models[model].fields;
   const required = (f: (typeof fields)[number]) => f.isRequired || REQUIRED_BY_CHECK[model] === f.name;
@@ -67,6 +72,6 @@ export async function makeRow(db: Database, model: string, owner: TenantScope, c
     else if (f.type === 'Json') data[f.name] = {};
     else throw new Error(`${model}.${f.name}: no sample value for ${f.type}`);
   }
-  return (await delegate(via, model).create({ data })) as Record<string, unknown>;
+  return data;
 }
 
