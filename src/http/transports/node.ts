@@ -66,6 +66,6 @@ export function answerHeaders(ctx: EdgeContext & { request: TransportRequest }, 
     if (!(lower in headers)) headers[lower] = ctx.headers[name];
   }
   if (given.body !== null && headers['content-length'] === undefined) headers['content-length'] = String(typeof given.body === 'string' ? Buffer.byteLength(given.body) : given.body.byteLength);
-  if (ctx.request.body.abandoned) headers.connection = 'close';
+  if (ctx.request.bodyAbandoned()) headers.connection = 'close';
   return headers;
 }

@@ -5,7 +5,16 @@ import { CSRF_HEADER } from '../../ops/sessions.ts';
 import { FetchBody, NoBody, NodeBody, type BoundedBody } from './body.ts';
 
 /** An EdgeRequest and what its transport needs to know of its body once it is answered. */
-export type TransportRequest = EdgeRequest & { readonly body: BoundedBody };
+export type TransportRequest = EdgeRequest & {
+  /** The body was refused before its end and the rest left unread: the connection closes after the answer. */
+  bodyAbandoned(): boolean;
+};
+
+/** `bytes` and `bodyAbandoned` over a body made only if it is read (most requests have none). */
+function lazyBody(make: () => BoundedBody): Pick<TransportRequest, 'bytes' | 'bodyAbandoned'> {
+  let body: BoundedBody | undefined;
+  return { bytes: (limit) => (body ??= make()).bytes(limit), bodyAbandoned: () => body?.abandoned === true };
+}
 
 /**
  * A request target the WHATWG URL parser keeps exactly as written (no character it would
@@ -56,7 +65,6 @@ export function nodeRequestUrl(req: IncomingMessage): UrlParts | null {
 /** A Node request as the edge reads it (its URL from `nodeRequestUrl`). */
 export function nodeEdgeRequest(req: IncomingMessage, url: UrlParts): TransportRequest {
   let searchParams: URLSearchParams | undefined;
-  const body = new NodeBody(req);
   return {
     method: (req.method ?? 'GET').toUpperCase(),
     pathname: url.pathname,
@@ -71,15 +79,13 @@ export function nodeEdgeRequest(req: IncomingMessage, url: UrlParts): TransportR
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
-    bytes: (limit) => body.bytes(limit),
-    body,
+    ...lazyBody(() => new NodeBody(req)),
     remoteAddress: req.socket.remoteAddress ?? null,
   };
 }
 
 /** A Fetch API request as the edge reads it; `remoteAddress` is the Node socket's when yoga's Node adapter made it. */
 export function fetchEdgeRequest(request: Request, url: URL, remoteAddress: string | null): TransportRequest {
-  const body = new FetchBody(request);
   return {
     method: request.method.toUpperCase(),
     pathname: url.pathname,
@@ -89,8 +95,7 @@ export function fetchEdgeRequest(request: Request, url: URL, remoteAddress: stri
     origin: url.origin,
     hostname: url.hostname,
     header: (name) => request.headers.get(name),
-    bytes: (limit) => body.bytes(limit),
-    body,
+    ...lazyBody(() => new FetchBody(request)),
     remoteAddress,
   };
 }
@@ -102,7 +107,6 @@ export function fetchEdgeRequest(request: Request, url: URL, remoteAddress: stri
  * set headers on a WebSocket). It has no body: its parameters are its message.
  */
 export function websocketEdgeRequest(upgrade: IncomingMessage, url: UrlParts, connection: { authorization: string | null; csrfToken: string | null }): TransportRequest {
-  const body = new NoBody();
   return {
     method: 'GET',
     pathname: url.pathname,
@@ -117,8 +121,7 @@ export function websocketEdgeRequest(upgrade: IncomingMessage, url: UrlParts, co
       const value = upgrade.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
-    bytes: (limit) => body.bytes(limit),
-    body,
+    ...lazyBody(() => new NoBody()),
     remoteAddress: upgrade.socket.remoteAddress ?? null,
   };
 }

@@ -13,7 +13,7 @@ export function inputStep(): EdgeStep {
     name: 'input',
     run(ctx) {
       if (ctx.kind === 'rest') {
-        for (const [key, value] of ctx.request.searchParams) {
+        if (ctx.request.search !== '') for (const [key, value] of ctx.request.searchParams) {
           const problem = inputProblem(value, [key]);
           if (problem) throw problem;
         }
