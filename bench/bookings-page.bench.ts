@@ -14,7 +14,8 @@
 // the baseline's.
 //
 // Env: BENCH_VEHICLES (1000), BENCH_BOOKINGS (100000), BENCH_REPS (30), BENCH_WARMUP (5),
-//      TEST_POSTGRES_URL (server to create the throwaway database on).
+//      TEST_POSTGRES_URL (server to create the throwaway database on), BENCH_CPU_PROF (a
+//      directory: the project's server runs with --cpu-prof and writes its profile there).
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { generateFleet, migrateAndCreateBusiness } from './bench-data.ts';
@@ -65,7 +66,7 @@ async function main() {
     const seconds = await generateFleet(database.url, tenant, { vehicles: VEHICLES, bookings: BOOKINGS, customers: Math.max(100, Math.ceil(BOOKINGS / 20)), payments: true });
     console.log(`bench: GraphQL bookings(first: ${PAGE}) with vehicle, customer, payment; ${VEHICLES} vehicles, ${BOOKINGS} bookings (generated in ${seconds.toFixed(0)} s); ${REPS} requests per side after ${WARMUP} warm-up`);
 
-    const server = await startServer('project', 'serve-app.ts', via(projectProxy.port), { env: { WEBHOOK_WORKER: 'off' } });
+    const server = await startServer('project', 'serve-app.ts', via(projectProxy.port), { env: { WEBHOOK_WORKER: 'off' }, cpuProfDir: process.env.BENCH_CPU_PROF || undefined });
     const bareServer = await startServer('baseline', 'serve-bare-page.ts', via(baselineProxy.port));
 
     const ask = (port: number, side: string) => async () => {
