@@ -19,6 +19,9 @@ export function demoSeedWanted(setting: DemoSeedSetting, kind: 'pglite' | 'postg
   return setting === 'on' || (setting === 'embedded' && kind === 'pglite');
 }
 
+/** Start-up's first queries (WebAssembly compiled lazily) may outlast Prisma's 5 s default. */
+const SEED_TRANSACTION = { maxWait: 30_000, timeout: 30_000 };
+
 /**
  * On an empty database, create the demo business with test keys and a sandbox fleet: nothing
  * in live mode. Returns its keys, or null when the database already holds a business.
@@ -33,6 +36,5 @@ export async function seedDemoBusiness(prisma: PrismaClient): Promise<SandboxBus
       data: DEMO_FLEET.map((vehicle) => ({ id: newId('vehicle'), businessId: created.business_id, livemode: false, currency: 'usd', location: { city: 'Austin', state: 'TX' }, ...vehicle })),
     });
     return created;
-    // Start-up's first queries (WebAssembly compiled lazily) may outlast Prisma's 5 s default.
-  }, { maxWait: 30_000, timeout: 30_000 });
+  }, SEED_TRANSACTION);
 }
