@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { CommonErrors } from '../domain/shared/common.errors.ts';
 import { DomainError, type ErrorType } from '../domain/shared/errors.ts';
 import { EdgeErrors } from './edge.errors.ts';
-import { jsonAnswer, type EdgeAnswer } from './edge/runner.ts';
+import { GRAPHQL_PATH, jsonAnswer, type EdgeAnswer, type EdgeContext } from './edge/runner.ts';
 import { log } from '../log.ts';
 
 export interface ErrorBody {
@@ -35,6 +35,11 @@ export function errorAnswer(error: DomainError, requestId: string, graphql: bool
   if (graphql) return jsonAnswer(error.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] });
   const e = envelope(error, requestId);
   return jsonAnswer(e.status, e.body);
+}
+
+/** A refusal of a request by the edge: the envelope, or GraphQL's error shape for a request to GraphQL. */
+export function refusalAnswer(ctx: EdgeContext, err: unknown): EdgeAnswer {
+  return errorAnswer(asDomainError(err, ctx.requestId), ctx.requestId, ctx.kind !== 'rest' && ctx.request.pathname === GRAPHQL_PATH);
 }
 
 /** Anything thrown at the edge as a domain error: an unexpected one is logged once and answered as internal_error. */

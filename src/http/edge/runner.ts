@@ -13,6 +13,9 @@ import type { AuditTrail } from '../request-scope.ts';
  * `runEdge`, and writes the answer after `finishEdge`. A rule added as a step holds on all of them.
  */
 
+/** Where GraphQL is served (over HTTP, SSE and graphql-ws); its refusals keep GraphQL's error shape. */
+export const GRAPHQL_PATH = '/graphql';
+
 /** How a request is served, decided by routing. */
 export type RequestKind = 'rest' | 'graphql' | 'graphiql';
 
@@ -165,6 +168,21 @@ function release(ctx: EdgeContext): void | Promise<void> {
   if (ctx.finally.length === 0) return;
   const held = ctx.finally.splice(0);
   return Promise.all(held.map((r) => r())).then(() => undefined);
+}
+
+/**
+ * `work` (running or finishing the steps), then `done()`, or `failed(err)` when it throws or
+ * rejects: synchronously when `work` was, the transports' one way to wait for the steps.
+ */
+export function settle(work: () => void | Promise<void>, done: () => void, failed: (err: unknown) => void): void | Promise<void> {
+  let pending: void | Promise<void>;
+  try {
+    pending = work();
+  } catch (err) {
+    return failed(err);
+  }
+  if (pending) return pending.then(done, failed);
+  done();
 }
 
 /** A JSON answer with a known length (one write, not chunks). */

@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { EdgeDeps } from '../graphql-server.ts';
 import { ownerLookup } from '../../db/owner-lookup.ts';
-import type { EdgeStep } from './runner.ts';
+import { GRAPHQL_PATH, type EdgeStep } from './runner.ts';
 import { agreementSigningStep } from './steps/agreement-signing.ts';
 import { apiReferenceStep } from './steps/api-reference.ts';
 import { auditStep } from './steps/audit.ts';
@@ -24,7 +24,7 @@ import { rateLimitStep } from './steps/rate-limit.ts';
 import { restStep } from './steps/rest.ts';
 import { routingStep, type RouteLookup } from './steps/routing.ts';
 
-export const GRAPHQL_PATH = '/graphql';
+export { GRAPHQL_PATH };
 
 /**
  * The edge of the service: every request passes these steps, in this order, whatever brought

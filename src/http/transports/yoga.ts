@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { Response } from '@whatwg-node/server';
 import type { Plugin } from 'graphql-yoga';
 import type { AuditTrail } from '../request-scope.ts';
-import { edgeContext, finishEdge, refusesOperation, runEdge, whenReady, type AnsweredResponse, type EdgeAnswer, type EdgeContext, type EdgeStep } from '../edge/runner.ts';
-import { asDomainError, errorAnswer, toGraphQLError } from '../error-envelope.ts';
-import { answerHeaders } from './node.ts';
+import { edgeContext, finishEdge, refusesOperation, runEdge, settle, whenReady, type AnsweredResponse, type EdgeAnswer, type EdgeContext, type EdgeStep } from '../edge/runner.ts';
+import { asDomainError, refusalAnswer, toGraphQLError } from '../error-envelope.ts';
+import { answerHeaders, edgeHeaders } from './headers.ts';
 import { fetchEdgeRequest, type TransportRequest } from './requests.ts';
 
 /** What a transport hands yoga with each request: its id and audit trail, and a place for its edge context (the access log reads it). */
@@ -37,23 +37,15 @@ export function useEdge(steps: readonly EdgeStep[]): Plugin<Record<string, unkno
       const frame = serverContext.frame;
       const ctx = edgeContext(frame.requestId, 'http', fetchEdgeRequest(request, url, serverContext.req?.socket.remoteAddress ?? null), frame.audit) as EdgeContext & { request: TransportRequest };
       frame.edge = ctx;
-      const refuse = (err: unknown) => {
-        const error = asDomainError(err, ctx.requestId);
-        // An operation's refusal is its result: yoga answers it as it answers any (onParams).
-        if (refusesOperation(ctx)) ctx.graphql!.refusal = error;
-        else endResponse(toResponse(ctx, errorAnswer(error, ctx.requestId, ctx.kind !== 'rest' && url.pathname === '/graphql')));
-      };
-      const proceed = () => {
-        if (ctx.answer) endResponse(toResponse(ctx, ctx.answer));
-      };
-      let ran: void | Promise<void>;
-      try {
-        ran = runEdge(steps, ctx);
-      } catch (err) {
-        return refuse(err);
-      }
-      if (ran) return ran.then(proceed, refuse);
-      proceed();
+      return settle(
+        () => runEdge(steps, ctx),
+        () => ctx.answer && endResponse(toResponse(ctx, ctx.answer)),
+        (err) => {
+          // An operation's refusal is its result: yoga answers it as it answers any (onParams).
+          if (refusesOperation(ctx)) ctx.graphql!.refusal = asDomainError(err, ctx.requestId);
+          else endResponse(toResponse(ctx, refusalAnswer(ctx, err)));
+        },
+      );
     },
 
     onRequestParse({ serverContext, setRequestParser }) {
@@ -84,7 +76,7 @@ export function useEdge(steps: readonly EdgeStep[]): Plugin<Record<string, unkno
       };
       return whenReady(finishEdge(steps, ctx, answered), async () => {
         // A body a step read is sent as it was read.
-        const sent = withHeaders(text === undefined ? response : new Response(await text, response), answerHeaders(ctx, { status: response.status, headers: {}, body: null }));
+        const sent = withHeaders(text === undefined ? response : new Response(await text, response), edgeHeaders(ctx));
         if (sent !== response) setResponse(sent);
       });
     },
