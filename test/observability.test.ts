@@ -129,6 +129,9 @@ describe('logs and metrics of a server process', () => {
     // The ops screen's paths are counted under their own templates, its asset names replaced.
     expect((await fetch(`${server.baseUrl}/ops/session`)).status).toBe(401);
     expect((await fetch(`${server.baseUrl}/ops/assets/index-0123abcd.js`)).status).toBe(404);
+    // A signed link under its template, its id replaced; a path nothing takes, unmatched.
+    expect((await fetch(`${server.baseUrl}/v1/files/file_0123456789abcdef/download?signature=forged`)).status).toBe(403);
+    expect((await fetch(`${server.baseUrl}/v1/nothing/bk_0123456789abcdef`)).status).toBe(404);
     // A scraper that adds a query string gets the same page.
     expect((await fetch(`${server.baseUrl}/metrics?format=prometheus%zz`)).status).toBe(200);
     const after = await scrape();
@@ -138,6 +141,8 @@ describe('logs and metrics of a server process', () => {
     expect(moved('http_requests_total', { method: 'GET', route: '/v1/vehicles', status: '200' })).toBe(1);
     expect(moved('http_requests_total', { method: 'GET', route: '/ops/session', status: '401' })).toBe(1);
     expect(moved('http_requests_total', { method: 'GET', route: '/ops/assets', status: '404' })).toBe(1);
+    expect(moved('http_requests_total', { method: 'GET', route: '/v1/files/{id}/download', status: '403' })).toBe(1);
+    expect(moved('http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
     expect(moved('http_request_duration_seconds_count', { method: 'GET', route: '/v1/bookings/{booking_id}', status: '200' })).toBe(2);
     const buckets = after.filter((s) => s.name === 'http_request_duration_seconds_bucket' && s.labels.route === '/v1/bookings/{booking_id}' && s.labels.status === '200');
     expect(buckets.length).toBeGreaterThan(5);

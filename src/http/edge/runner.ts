@@ -104,6 +104,8 @@ export interface EdgeContext {
   graphql?: { params: GraphQLParams; document?: DocumentNode; operation?: OperationDefinitionNode; refusal?: DomainError };
   /** The domain operations the request calls: its route's, or its GraphQL document's root fields'. */
   operations?: Operation[];
+  /** The path template the request is counted and logged under (no id, nothing a client made up), set by the step that takes the path. */
+  template?: string;
   /** A GraphQL request's operation as the access log names it: `query NewestBookings`, `subscription anonymous`. */
   operationLabel?: string;
   principal?: Principal;

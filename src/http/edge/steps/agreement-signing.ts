@@ -54,6 +54,7 @@ export function agreementSigningStep(deps: {
       const { request } = ctx;
       if (!request.pathname.startsWith('/v1/agreements/') || !LINK.test(request.pathname)) return;
       const [, agreementId] = LINK.exec(request.pathname)!;
+      ctx.template = '/v1/agreements/{id}/sign';
       const domain: SigningLinkDeps = {
         owners: deps.owners,
         tenantDb: deps.tenantDb,

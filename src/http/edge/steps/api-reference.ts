@@ -61,6 +61,7 @@ export function apiReferenceStep(): EdgeStep {
     run(ctx) {
       const { method, pathname } = ctx.request;
       if (method !== 'GET' || (pathname !== '/docs' && !pathname.startsWith('/docs/'))) return;
+      ctx.template = '/docs';
       if (pathname === '/docs' || pathname === '/docs/') ctx.answer = answer('text/html; charset=utf-8', PAGE);
       else if (pathname === '/docs/reference.js') ctx.answer = answer('text/javascript; charset=utf-8', INIT);
       else {

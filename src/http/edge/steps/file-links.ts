@@ -22,6 +22,7 @@ export function fileLinksStep(deps: FileTransferDeps & { signer: FileLinkSigner 
       const { request } = ctx;
       if (!isFileLink(request.pathname)) return;
       const [, fileId, action] = LINK.exec(request.pathname) as unknown as [string, string, FileLinkAction];
+      ctx.template = `/v1/files/{id}/${action}`;
       if (request.method !== METHOD[action] && !(action === 'download' && request.method === 'HEAD')) {
         ctx.headers.Allow = METHOD[action];
         throw EdgeErrors.methodNotAllowed(`${fileLinkPath(fileId, action)} takes ${METHOD[action]} only.`);

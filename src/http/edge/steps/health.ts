@@ -24,6 +24,7 @@ export function healthStep(checks: HealthChecks): EdgeStep {
     run(ctx) {
       const { method, pathname } = ctx.request;
       if (method !== 'GET' || !HEALTH_PATHS.has(pathname)) return;
+      ctx.template = pathname;
       if (pathname !== '/health/ready') {
         ctx.answer = jsonAnswer(200, { object: 'health', status: 'ok' });
         return;

@@ -20,6 +20,7 @@ export function invitationAcceptanceStep(deps: InvitationAcceptanceDeps & { pris
     run(ctx) {
       const { request } = ctx;
       if (!request.pathname.startsWith('/v1/team/invitations/') || !LINK.test(request.pathname)) return;
+      ctx.template = '/v1/team/invitations/{id}/accept';
       if (request.method !== 'POST') {
         ctx.headers.Allow = 'POST';
         throw EdgeErrors.methodNotAllowed('An invitation is accepted with POST (a JSON body with your `name`).');

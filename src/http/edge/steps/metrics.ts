@@ -30,6 +30,7 @@ export function metricsStep(metrics: Metrics, token: string | undefined): EdgeSt
     run(ctx) {
       const { request } = ctx;
       if (request.pathname !== METRICS_PATH) return;
+      ctx.template = METRICS_PATH;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         ctx.headers.Allow = 'GET, HEAD';
         throw EdgeErrors.methodNotAllowed(`${request.method} is not allowed on ${METRICS_PATH}; use GET.`);

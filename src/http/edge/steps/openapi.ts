@@ -8,6 +8,7 @@ export function openApiStep(document: () => string): EdgeStep {
     name: 'openapi',
     run(ctx) {
       if (ctx.request.method !== 'GET' || ctx.request.pathname !== OPENAPI_PATH) return;
+      ctx.template = OPENAPI_PATH;
       const text = document();
       ctx.answer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) }, body: text };
     },

@@ -163,6 +163,8 @@ export function opsScreenStep(deps: OpsScreenDeps): EdgeStep {
     run(ctx) {
       const p = ctx.request.pathname;
       if (p !== '/ops' && !p.startsWith('/ops/')) return;
+      // Its page under any path, its assets (names carry a content hash), its session.
+      ctx.template = p === SESSION_PATH ? SESSION_PATH : p.startsWith('/ops/assets/') ? '/ops/assets' : '/ops';
       return (p === SESSION_PATH ? session(ctx) : page(ctx)).then((answer) => void (ctx.answer = answer));
     },
   };

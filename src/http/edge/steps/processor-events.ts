@@ -28,6 +28,7 @@ export function processorEventsStep(deps: {
     run(ctx) {
       const { request } = ctx;
       if (request.pathname !== STRIPE_EVENTS_PATH) return;
+      ctx.template = STRIPE_EVENTS_PATH;
       if (request.method !== 'POST') {
         ctx.headers.Allow = 'POST';
         throw EdgeErrors.methodNotAllowed(`${STRIPE_EVENTS_PATH} takes POST only.`);

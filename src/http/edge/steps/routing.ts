@@ -16,6 +16,7 @@ export function routingStep(lookup: RouteLookup, graphqlPath: string): EdgeStep 
       if (pathname === graphqlPath) {
         const page = ctx.transport === 'http' && method === 'GET' && (ctx.request.header('accept') ?? '').includes('text/html');
         ctx.kind = page ? 'graphiql' : 'graphql';
+        ctx.template = graphqlPath;
         return;
       }
       const match = lookup(method, pathname);
@@ -26,6 +27,7 @@ export function routingStep(lookup: RouteLookup, graphqlPath: string): EdgeStep 
       }
       ctx.kind = 'rest';
       ctx.route = match.route;
+      ctx.template = match.route.path;
       ctx.operations = match.route.operation ? [match.route.operation] : [];
       // A write is any method but GET and HEAD: its audit record is written whatever its outcome.
       if (method !== 'GET' && method !== 'HEAD') {
