@@ -92,7 +92,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
   };
 
   /** The edge context of one operation (or of the connection's admission) over this connection. */
-  const operationContext = (extra: ConnectionExtra & { request: IncomingMessage }, requestId: string, audit: AuditTrail) => {
+  const edgeOf = (extra: ConnectionExtra & { request: IncomingMessage }, requestId: string, audit: AuditTrail) => {
     const url = nodeRequestUrl(extra.request);
     if (!url) throw EdgeErrors.routeNotFound('GET', extra.request.url ?? '');
     return edgeContext(requestId, 'websocket', websocketEdgeRequest(extra.request, url, extra.credential!), audit);
@@ -107,7 +107,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         ctx.extra.credential = { authorization: typeof raw === 'string' ? raw : null, csrfToken: typeof params?.csrfToken === 'string' ? params.csrfToken : null };
         try {
           // The edge's request phase: the connection's credential, cookie, environment and rate.
-          const edge = operationContext(ctx.extra, ctx.extra.connectionId!, new AuditTrail());
+          const edge = edgeOf(ctx.extra, ctx.extra.connectionId!, new AuditTrail());
           await runEdge(steps, edge);
           ctx.extra.principal = edge.principal;
           log.info(connectionFields(ctx.extra), 'websocket opened');
@@ -123,7 +123,7 @@ export function attachGraphQLWebSocket(server: Server, options: GraphQLWebSocket
         const requestId = newId('request');
         const audit = new AuditTrail();
         return requestScope.run({ requestId, audit }, async () => {
-          const edge = operationContext(ctx.extra, requestId, audit);
+          const edge = edgeOf(ctx.extra, requestId, audit);
           const graphql: NonNullable<typeof edge.graphql> = { params: { query: payload.query, operationName: payload.operationName ?? undefined, variables: payload.variables ?? undefined, extensions: payload.extensions ?? undefined } };
           edge.graphql = graphql;
           const answered = (status: number) => finishEdge(steps, edge, { status, streaming: true, text: async () => '' });
