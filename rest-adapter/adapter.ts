@@ -216,6 +216,7 @@ export function routeLookup(compiled: CompiledRoute[], contextOf: ContextOf): Ro
         params,
         operation: c.operation,
         takesJson: !isHandlerRoute(c.route),
+        deprecated: c.route.deprecated,
         execute: isHandlerRoute(c.route) ? (ctx) => answerHandler(contextOf, c.route as HandlerRoute, params, ctx) : (ctx) => answerJson(contextOf, c as CompiledRoute & { route: JsonRoute }, params, ctx),
       };
       return { kind: 'found', route };

@@ -9,12 +9,26 @@ import type { EdgeAnswer, EdgeRequest } from '../src/http/edge/runner.ts';
  */
 export type ReleaseStage = 'first_release' | 'later_scope';
 
+/**
+ * A route on its way out of /v1 (docs/versioning.md): its answers carry `Deprecation` (RFC
+ * 9745) and `Sunset` (RFC 8594) headers, and the OpenAPI document marks it deprecated.
+ */
+export interface Deprecation {
+  /** The day it was deprecated (YYYY-MM-DD), as CHANGELOG.md announced it. */
+  since: string;
+  /** The day after which it may stop answering (YYYY-MM-DD), at least six months after `since`. */
+  sunset: string;
+  /** What to call instead, e.g. `GET /v1/availability`. */
+  use: string;
+}
+
 interface RouteBase {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** Success status (default 200). */
   status?: number;
   stage: ReleaseStage;
+  deprecated?: Deprecation;
 }
 
 export interface JsonRoute extends RouteBase {

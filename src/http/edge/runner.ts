@@ -4,6 +4,7 @@ import type { Operation } from '../../domain/shared/operation.ts';
 import type { DomainError } from '../../domain/shared/errors.ts';
 import type { RateDecision } from '../rate-limit.ts';
 import type { AuditTrail } from '../request-scope.ts';
+import type { Deprecation } from '../../../rest-adapter/route.ts';
 
 /*
  * The edge: one ordered list of steps (src/http/edge/steps.ts) that every request passes,
@@ -61,6 +62,8 @@ export interface MatchedRoute {
   operation: Operation | null;
   /** Its body, when it has one, is a JSON object (else the route reads the body itself). */
   takesJson: boolean;
+  /** When the route is deprecated: since when, and until when it answers. */
+  deprecated?: Deprecation;
   /** Run the route for a request every step before admitted: its answer. */
   execute(ctx: EdgeContext): Promise<EdgeAnswer>;
 }

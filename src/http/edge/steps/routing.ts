@@ -1,4 +1,5 @@
 import { EdgeErrors } from '../../edge.errors.ts';
+import type { Deprecation } from '../../../../rest-adapter/route.ts';
 import type { EdgeStep, MatchedRoute } from '../runner.ts';
 
 export type RouteLookup = (method: string, pathname: string) => { kind: 'found'; route: MatchedRoute } | { kind: 'method_not_allowed'; allowed: string[] } | { kind: 'not_found' };
@@ -28,6 +29,7 @@ export function routingStep(lookup: RouteLookup, graphqlPath: string): EdgeStep 
       ctx.kind = 'rest';
       ctx.route = match.route;
       ctx.template = match.route.path;
+      if (match.route.deprecated) Object.assign(ctx.headers, deprecationHeaders(match.route.deprecated));
       ctx.operations = match.route.operation ? [match.route.operation] : [];
       // A write is any method but GET and HEAD: its audit record is written whatever its outcome.
       if (method !== 'GET' && method !== 'HEAD') {
@@ -36,4 +38,13 @@ export function routingStep(lookup: RouteLookup, graphqlPath: string): EdgeStep 
       }
     },
   };
+}
+
+/**
+ * A deprecated route's every answer, success or refusal, says so: RFC 9745's `Deprecation`
+ * (the day it was deprecated) and RFC 8594's `Sunset` (the day after which it may stop).
+ */
+function deprecationHeaders(deprecated: Deprecation): Record<string, string> {
+  const day = (date: string) => new Date(`${date}T00:00:00Z`);
+  return { Deprecation: `@${day(deprecated.since).getTime() / 1000}`, Sunset: day(deprecated.sunset).toUTCString() };
 }

@@ -1,0 +1,97 @@
+// The published contract's breaking-change gate: the OpenAPI document and the GraphQL schema
+// of the last released version are kept in contract/ (`npm run contract:snapshot` writes them
+// at a release); test/contract-gate.test.ts compares the current ones against them with
+// maintained differs (api-smart-diff for OpenAPI 3.1, @graphql-inspector/core for GraphQL)
+// and fails on a breaking change that CHANGELOG.md does not list under a newer version.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CriticalityLevel, diff as graphqlDiff } from '@graphql-inspector/core';
+import { apiDiff, breaking } from 'api-smart-diff';
+import { buildSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { compileRoutes } from '../rest-adapter/adapter.ts';
+import { openApiDocument } from '../rest-adapter/openapi.ts';
+import { routes } from '../rest-adapter/routes/index.ts';
+import { projectRoot } from '../src/project-root.ts';
+import { schema } from '../src/schema/index.ts';
+
+export const contractDir = path.join(projectRoot, 'contract');
+export const changelogPath = path.join(projectRoot, 'CHANGELOG.md');
+
+export interface Contract {
+  /** The version the snapshot was taken at (CHANGELOG.md's heading). */
+  version: string;
+  openapi: object;
+  graphql: string;
+}
+
+/** A breaking change, named as CHANGELOG.md must name it to allow it. */
+export interface BreakingChange {
+  surface: 'REST' | 'GraphQL';
+  /** `GET /v1/vehicles/{vehicle_id}`, `POST /v1/bookings requestBody...`, `Booking.state`. */
+  id: string;
+  description: string;
+}
+
+export function currentContract(version: string): Contract {
+  return { version, openapi: openApiDocument(compileRoutes(schema, routes)), graphql: printSchema(lexicographicSortSchema(schema)) };
+}
+
+export function snapshotContract(): Contract {
+  return {
+    version: readFileSync(path.join(contractDir, 'version'), 'utf8').trim(),
+    openapi: JSON.parse(readFileSync(path.join(contractDir, 'openapi.json'), 'utf8')),
+    graphql: readFileSync(path.join(contractDir, 'schema.graphql'), 'utf8'),
+  };
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+
+/** Every change between two contracts that a client built against the first could break on. */
+export async function breakingChanges(before: Contract, after: Contract): Promise<BreakingChange[]> {
+  // The OpenAPI differ takes seconds on the whole document; an unchanged one has nothing to find.
+  const restChanged = JSON.stringify(before.openapi) !== JSON.stringify(after.openapi);
+  const rest = (restChanged ? apiDiff(before.openapi, after.openapi) : [])
+    .filter((d) => d.type === breaking)
+    .map((d): BreakingChange => {
+      const [root, route, method, ...rest] = d.path.map(String);
+      const id =
+        root === 'paths' && route && METHODS.has(method ?? '')
+          ? `${method.toUpperCase()} ${route}${rest.length ? ` ${rest.join('.')}` : ''}`
+          : d.path.map(String).join('.');
+      return { surface: 'REST', id, description: `${d.action} ${id}${d.description ? `: ${d.description}` : ''}` };
+    });
+  const graphql = (before.graphql === after.graphql ? [] : await graphqlDiff(buildSchema(before.graphql), buildSchema(after.graphql)))
+    .filter((c) => c.criticality.level === CriticalityLevel.Breaking)
+    .map((c): BreakingChange => ({ surface: 'GraphQL', id: c.path ?? c.type, description: c.message }));
+  return [...rest, ...graphql];
+}
+
+/**
+ * The changes CHANGELOG.md allows after `version`: every `code span` of the bullets under a
+ * version heading (`## 1.1.0 — 2026-12-01`) newer than it.
+ */
+export function allowedChanges(changelog: string, version: string): Set<string> {
+  const allowed = new Set<string>();
+  let current: string | null = null;
+  for (const line of changelog.split('\n')) {
+    const heading = /^## (\d+\.\d+\.\d+)\b/.exec(line);
+    if (heading) current = heading[1];
+    else if (/^## /.test(line)) current = null;
+    else if (current && newer(current, version) && /^\s*[-*] /.test(line)) for (const m of line.matchAll(/`([^`]+)`/g)) allowed.add(m[1]);
+  }
+  return allowed;
+}
+
+/** The newest version heading of CHANGELOG.md. */
+export function newestVersion(changelog: string): string {
+  const m = /^## (\d+\.\d+\.\d+)\b/m.exec(changelog);
+  if (!m) throw new Error('CHANGELOG.md has no version heading (## 1.0.0 — date)');
+  return m[1];
+}
+
+function newer(a: string, b: string): boolean {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] > pb[i];
+  return false;
+}
