@@ -28,13 +28,15 @@ export interface IdempotentRequest {
   effects: Effects;
   /** How many calls of each operation this request made so far. */
   readonly calls: Map<string, number>;
+  /** A call was answered from what an earlier owner committed (the answer is a replay of that run). */
+  replayed: boolean;
   /** The refusal of a write whose claim another request took over meanwhile (this one was presumed dead). */
   claimLost(): Error;
 }
 
 export function idempotentRequest(key: string, committed: Effects | null, claimLost: () => Error): IdempotentRequest {
   const earlier = committed ?? {};
-  return { key, committed: earlier, effects: { ...earlier }, calls: new Map(), claimLost };
+  return { key, committed: earlier, effects: { ...earlier }, calls: new Map(), replayed: false, claimLost };
 }
 
 /** The label of the next call of `operation` in the request (`createBooking#1`, then `#2`). */

@@ -86,7 +86,10 @@ async function callOnce<Args extends z.ZodObject, Result>(spec: OperationSpec<Ar
   const effect = request.committed[call];
   if (effect) {
     const answer = spec.replay ? await spec.replay(ctx, args, extras, effect) : extras.answers ? ((await replayRow(ctx, extras.answers, args, effect, extras.query)) as Result | undefined) : undefined;
-    if (answer !== undefined) return answer;
+    if (answer !== undefined) {
+      request.replayed = true;
+      return answer;
+    }
   }
   return spec.run({ ...ctx, db: markingDb(ctx.db, request, ctx.requestId, call) }, args, extras);
 }

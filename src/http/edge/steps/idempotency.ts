@@ -44,6 +44,8 @@ export function idempotencyStep(tenantDb: TenantDbFactory, leaseMs = IDEMPOTENCY
       const key = ctx.idempotencyKey;
       if (key === null || !ctx.principal) return;
       const db = tenantDb(ctx.principal);
+      // Answered from what a dead owner of the key committed: a replay of that first run.
+      if (ctx.idempotent?.replayed) ctx.headers['Idempotent-Replayed'] = 'true';
       if (response.status >= 500 || response.streaming) return releaseIdempotencyKey(db, key, ctx.requestId);
       return response.text().then((body) => completeIdempotencyKey(db, key, ctx.requestId, { status: response.status, body }));
     },
