@@ -76,6 +76,14 @@ export function defineOperation<Args extends z.ZodObject, Result>(spec: Operatio
 }
 
 /**
+ * A replay that answers what the read `read` answers now for the same arguments: the resource
+ * as the first run left it (a view that is not one row, such as a booking's return).
+ */
+export function answersAs<R>(read: { run(ctx: DomainContext, args: never, extras: OperationExtras): Promise<R> }) {
+  return (ctx: DomainContext, args: object, extras: OperationExtras): Promise<R> => read.run(ctx, args as never, extras);
+}
+
+/**
  * A call under an Idempotency-Key: answered from what an earlier owner of the key committed
  * for this same call, if it did (src/domain/shared/idempotent-calls.ts); else run, its
  * transactions marking what it writes.
