@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDb, TenantScope } from '../db/tenant-db.ts';
 import { isUniqueViolation } from '../db/database-errors.ts';
 import type { Effects } from '../domain/shared/idempotent-calls.ts';
@@ -87,13 +87,12 @@ export async function completeIdempotencyKey(db: TenantDb, key: string, requestI
 }
 
 /**
- * A request failed on our side: the client may retry it at once. A claim under which nothing
- * committed is forgotten; one under which something did is kept with its lease ended, so the
- * retry takes it over and answers from what committed rather than doing it again.
+ * Forget a claim whose request failed on our side, so the client may retry it. What it
+ * committed is forgotten too: an operation that answers a 5xx leaves itself to be run again
+ * (a charge the processor did not answer is pending again, for the retry to collect).
  */
 export async function releaseIdempotencyKey(db: TenantDb, key: string, requestId: string): Promise<void> {
-  const { count } = await db.idempotencyRecord.deleteMany({ where: { key, requestId, state: 'in_flight', effects: { equals: Prisma.DbNull } } });
-  if (count === 0) await db.idempotencyRecord.updateMany({ where: { key, requestId, state: 'in_flight' }, data: { leaseExpiresAt: new Date() } });
+  await db.idempotencyRecord.deleteMany({ where: { key, requestId, state: 'in_flight' } });
 }
 
 /** Delete keys past their 24 hours, every business's (a maintenance job). Returns how many went. */
