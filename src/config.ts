@@ -24,6 +24,8 @@ export interface AppConfig {
   quoteTtlMinutes: number;
   /** How often expired payment holds are swept (ms). */
   holdSweepMs: number;
+  /** IDEMPOTENCY_LEASE_MS: how long an Idempotency-Key's claim outlives a process that died holding it (its owner renews it while it runs). */
+  idempotencyLeaseMs: number;
   bodyLimitBytes: number;
   /** Run the webhook delivery worker inside the API process (WEBHOOK_WORKER=off to leave it to `npm run worker`). */
   webhookWorker: boolean;
@@ -164,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     holdMinutes: num('BOOKING_HOLD_MINUTES', 30, env),
     quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
     holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),
+    idempotencyLeaseMs: num('IDEMPOTENCY_LEASE_MS', 60_000, env),
     bodyLimitBytes: 1024 * 1024,
     webhookWorker: (env.WEBHOOK_WORKER ?? 'on') !== 'off',
     webhookPollMs: num('WEBHOOK_POLL_MS', 1_000, env),

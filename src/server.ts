@@ -168,6 +168,7 @@ export async function buildApp(options: {
     limiter,
     limits: { live: config.rateLimitLive, test: config.rateLimitTest },
     bodyLimitBytes: config.bodyLimitBytes,
+    idempotencyLeaseMs: config.idempotencyLeaseMs,
     hostEnvironment,
     health,
     routes: options.routes,

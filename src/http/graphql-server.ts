@@ -63,6 +63,8 @@ export interface EdgeDeps {
   limiter: RateLimiter;
   limits: { live: number; test: number };
   bodyLimitBytes: number;
+  /** How long an Idempotency-Key's claim outlives a process that died holding it (IDEMPOTENCY_LEASE_MS). */
+  idempotencyLeaseMs?: number;
   /** The environment a host name serves, when the operator split them (else null). */
   hostEnvironment(hostname: string): 'live' | 'test' | null;
   health: HealthChecks;
@@ -92,7 +94,7 @@ export function operationContext(deps: EdgeDeps, edge: EdgeContext, principal: P
   const request = edge.request;
   const tenant = { businessId: principal.businessId, livemode: principal.livemode };
   return {
-    domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, config: deps.config,
+    domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, idempotent: edge.idempotent ?? null, config: deps.config,
       processor: principal.livemode ? deps.processors.live : deps.processors.test,
       messaging: principal.livemode ? deps.messaging.live : deps.messaging.test,
       dns: deps.dns,

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDb, TenantScope } from '../db/tenant-db.ts';
 import { isUniqueViolation } from '../db/database-errors.ts';
+import type { Effects } from '../domain/shared/idempotent-calls.ts';
 import { EdgeErrors } from './edge.errors.ts';
 
 /** How long a key is remembered (the contract's "Idempotency"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/** How long an in-flight claim is its owner's without renewal; the owner renews it while it runs. */
+/** How long an in-flight claim is its owner's without renewal (by default; IDEMPOTENCY_LEASE_MS); the owner renews it while it runs. */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
@@ -16,7 +17,8 @@ export interface StoredResponse {
   requestId: string;
 }
 
-export type Claim = { kind: 'proceed' } | { kind: 'replay'; response: StoredResponse };
+/** Proceed (with what earlier owners of the key committed before they died, if any), or replay the stored answer. */
+export type Claim = { kind: 'proceed'; committed: Effects | null } | { kind: 'replay'; response: StoredResponse };
 
 export function validateIdempotencyKey(key: string): void {
   if (!KEY_PATTERN.test(key)) throw EdgeErrors.idempotencyKeyInvalid();
@@ -29,17 +31,19 @@ const fingerprint = (body: string) => createHash('sha256').update(body).digest('
  * proceeds; a finished one with the same method, path and body is replayed; a different
  * request is 409 `idempotency_key_reused`; the same one still running is 409
  * `idempotency_key_in_use`, unless its owner stopped renewing its lease (the process died),
- * in which case this request takes the claim over and runs.
+ * in which case this request takes the claim over, with what the dead owner committed: its
+ * operations answer from that instead of running again (src/domain/shared/idempotent-calls.ts).
  */
 export async function claimIdempotencyKey(
   db: TenantDb,
   owner: TenantScope,
   request: { key: string; method: string; path: string; body: string; requestId: string },
   now = new Date(),
+  leaseMs = IDEMPOTENCY_LEASE_MS,
 ): Promise<Claim> {
   validateIdempotencyKey(request.key);
   const bodyHash = fingerprint(request.body);
-  const lease = () => new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
+  const lease = () => new Date(now.getTime() + leaseMs);
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await db.idempotencyRecord.findFirst({ where: { key: request.key } });
     if (!existing) {
@@ -47,7 +51,7 @@ export async function claimIdempotencyKey(
         await db.idempotencyRecord.create({
           data: { ...owner, key: request.key, method: request.method, path: request.path, bodyHash, requestId: request.requestId, leaseExpiresAt: lease(), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
         });
-        return { kind: 'proceed' };
+        return { kind: 'proceed', committed: null };
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         continue; // claimed meanwhile: read it again
@@ -67,14 +71,14 @@ export async function claimIdempotencyKey(
       where: { key: request.key, state: 'in_flight', leaseExpiresAt: existing.leaseExpiresAt },
       data: { requestId: request.requestId, leaseExpiresAt: lease() },
     });
-    if (count === 1) return { kind: 'proceed' };
+    if (count === 1) return { kind: 'proceed', committed: existing.effects as Effects | null };
   }
   throw EdgeErrors.idempotencyKeyInUse();
 }
 
 /** The claim is still ours while the request runs: push its lease forward. */
-export async function renewIdempotencyLease(db: TenantDb, key: string, requestId: string): Promise<void> {
-  await db.idempotencyRecord.updateMany({ where: { key, requestId, state: 'in_flight' }, data: { leaseExpiresAt: new Date(Date.now() + IDEMPOTENCY_LEASE_MS) } });
+export async function renewIdempotencyLease(db: TenantDb, key: string, requestId: string, leaseMs = IDEMPOTENCY_LEASE_MS): Promise<void> {
+  await db.idempotencyRecord.updateMany({ where: { key, requestId, state: 'in_flight' }, data: { leaseExpiresAt: new Date(Date.now() + leaseMs) } });
 }
 
 /** Store the first answer for replays. */
@@ -82,7 +86,11 @@ export async function completeIdempotencyKey(db: TenantDb, key: string, requestI
   await db.idempotencyRecord.updateMany({ where: { key, requestId }, data: { state: 'completed', responseStatus: response.status, responseBody: response.body, leaseExpiresAt: null } });
 }
 
-/** Forget a claim whose request failed on our side, so the client may retry it. */
+/**
+ * Forget a claim whose request failed on our side, so the client may retry it. What it
+ * committed is forgotten too: an operation that answers a 5xx leaves itself to be run again
+ * (a charge the processor did not answer is pending again, for the retry to collect).
+ */
 export async function releaseIdempotencyKey(db: TenantDb, key: string, requestId: string): Promise<void> {
   await db.idempotencyRecord.deleteMany({ where: { key, requestId, state: 'in_flight' } });
 }

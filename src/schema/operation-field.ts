@@ -124,7 +124,7 @@ export function operationField(operation: Operation) {
   return {
     /** A field that returns one Prisma-backed object, read with the query's selection. */
     prisma: (t: FieldBuilder, type: string, options: { nullable?: boolean } = {}) =>
-      t.prismaField({ ...common(t), type, ...options, resolve: (query: Resolved, _root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a, { query }) }),
+      t.prismaField({ ...common(t), type, ...options, resolve: (query: Resolved, _root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a, { query, answers: type }) }),
     /** A field of any other type. */
     plain: (t: FieldBuilder, type: TypeParam) =>
       t.field({ ...common(t), type, resolve: (_root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a) }),

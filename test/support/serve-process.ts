@@ -1,13 +1,28 @@
 // Child process for multi-process tests: the real server from environment variables
 // (DATABASE_URL, REDIS_URL, WEBHOOK_*, SANDBOX_RETRY_SCALE ...). Prints "READY <port>".
+//
+// CRASH_BEFORE_ANSWER_STORED=1 arms a crash: a request sent with `X-Test-Crash: before-answer-stored`
+// kills this process (SIGKILL) once its operation has committed and its answer is made, just
+// before the idempotency step stores that answer under the request's Idempotency-Key: the
+// window in which a real process may die. The client sees its connection drop.
 import type { AddressInfo } from 'node:net';
+import type { EdgeStep } from '../../src/http/edge/runner.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { buildApp } from '../../src/server.ts';
 
 const config = loadConfig({ ...process.env, HOLD_SWEEP_MS: process.env.HOLD_SWEEP_MS ?? '0' });
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const app = await buildApp({ db, config });
+const crash: EdgeStep = {
+  name: 'test-crash-before-answer-stored',
+  run() {},
+  answered(ctx) {
+    if (ctx.request.header('x-test-crash') === 'before-answer-stored') process.kill(process.pid, 'SIGKILL');
+  },
+};
+// Just before the idempotency step, whose `answered` stores the answer (the steps' hooks run in order).
+const beforeIdempotency = (steps: EdgeStep[]) => steps.flatMap((step) => (step.name === 'idempotency' ? [crash, step] : [step]));
+const app = await buildApp({ db, config, adjustEdge: process.env.CRASH_BEFORE_ANSWER_STORED === '1' ? beforeIdempotency : undefined });
 const server = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);
 

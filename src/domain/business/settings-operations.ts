@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { originOf, recordEvent } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
-import { defineOperation } from '../shared/operation.ts';
+import { answersAs, defineOperation } from '../shared/operation.ts';
 import { businessSettingsSchema, loadSettings, readSettings, settingsColumn, type BusinessSettings } from './business-settings.ts';
 import { lockBusiness } from './business-operations.ts';
 import { applySettingsUpdate, presentSettings, settingsInput } from './settings-shape.ts';
@@ -33,6 +33,7 @@ export const updateBusinessSettings = defineOperation({
   args: z.object({ input: settingsInput }),
   errors: [],
   example: { input: { bookingApprovalMode: 'manual', returnRules: { graceMinutes: 30, lateFeeCentsPerHour: 1500 } } },
+  replay: answersAs(getBusinessSettings),
   async run(ctx, { input }): Promise<BusinessSettingsView> {
     const column = settingsColumn(ctx.tenant.livemode);
     const origin = originOf(ctx);

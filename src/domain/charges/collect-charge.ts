@@ -48,4 +48,14 @@ export const collectCharge = defineOperation({
     }
     return (await ctx.db.$transaction((tx) => recordChargeSuccess(tx, origin, collecting, paid.id))).charge;
   },
+  // A decline the first run recorded answers its 402 again; otherwise the charge as it is (a
+  // collection its process died in is settled by the service from the processor's state).
+  async replay(ctx, args, { query }, effect) {
+    if (!(effect.changed.Charge ?? []).includes(args.id)) return undefined;
+    const charge = await ctx.db.charge.findUniqueOrThrow({ ...(query ?? {}), where: { id: args.id } });
+    if (charge.state === 'failed' && (effect.created.Transaction ?? []).length > 0) {
+      throw charge.failureCode === 'payment_method_missing' ? PaymentErrors.noSavedCard() : PaymentErrors.cardDeclined(`The card was declined (${charge.failureCode ?? 'card_declined'}).`);
+    }
+    return charge;
+  },
 });

@@ -42,4 +42,11 @@ export const createFileUpload = defineOperation({
     });
     return { id: file.id, livemode: file.livemode, uploadUrl: ctx.files.link(file.id, 'upload', expiresAt), expiresAt };
   },
+  // The file the first run registered, with a link to upload its bytes until the same time.
+  async replay(ctx, _args, _extras, effect) {
+    const [id] = effect.created.File ?? [];
+    const file = id ? await ctx.db.file.findUnique({ where: { id } }) : null;
+    if (!file?.uploadExpiresAt) return undefined;
+    return { id: file.id, livemode: file.livemode, uploadUrl: ctx.files.link(file.id, 'upload', file.uploadExpiresAt), expiresAt: file.uploadExpiresAt };
+  },
 });

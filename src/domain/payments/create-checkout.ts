@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import type { Booking, Payment } from '../../generated/prisma/client.ts';
 import { bookingMachine } from '../bookings/booking-state.ts';
 import { applyBookingAction } from '../bookings/booking-transitions.ts';
 import { readBooking } from '../bookings/get-booking.ts';
 import { originOf } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
+import type { DomainContext } from '../shared/context.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { runAction } from '../shared/lifecycle.ts';
@@ -44,30 +46,50 @@ export const createCheckout = defineOperation({
     const checkoutId = newId('checkout');
     // A retry with the same Idempotency-Key reaches the processor's same payment, even if this
     // attempt's write below never happened.
-    const prepared = await ctx.processor.createPayment({
-      bookingId: booking.id,
-      customerId: booking.customerId,
-      amountCents: payment.amountCents,
-      currency: payment.currency,
-      idempotencyKey: `checkout:${payment.id}:${ctx.idempotencyKey ?? checkoutId}`,
-    });
+    const prepared = await preparePayment(ctx, booking, payment, checkoutId);
     const expiresAt = booking.holdExpiresAt ?? new Date(ctx.now().getTime() + ctx.config.holdMinutes * 60_000);
     const started = await ctx.db.$transaction(async (tx) => {
       const origin = originOf(ctx);
       await applyBookingAction(tx, origin, booking, 'start_checkout');
       return runAction(tx, origin, paymentLifecycle, payment, 'start_checkout', { processorPaymentId: prepared.id, checkoutId, checkoutExpiresAt: expiresAt });
     });
-    return {
-      id: checkoutId,
-      livemode: started.livemode,
-      bookingId: booking.id,
-      paymentId: started.id,
-      amountCents: started.amountCents,
-      currency: started.currency,
-      clientSecret: prepared.clientSecret,
-      url: prepared.url,
-      expiresAt,
-      createdAt: started.updatedAt,
-    };
+    return checkoutOf(started, checkoutId, prepared, expiresAt);
+  },
+  /**
+   * The checkout the first run started: the processor's payment again under the same key (its
+   * client secret is in no row), with the checkout the payment keeps.
+   */
+  async replay(ctx, args, _extras, effect) {
+    const payment = await ctx.db.payment.findUnique({ where: { bookingId: args.bookingId } });
+    if (!payment?.checkoutId || !payment.checkoutExpiresAt || !(effect.changed.Payment ?? []).includes(payment.id)) return undefined;
+    const booking = await readBooking(ctx, args.bookingId);
+    const prepared = await preparePayment(ctx, booking, payment, payment.checkoutId);
+    return checkoutOf(payment, payment.checkoutId, prepared, payment.checkoutExpiresAt);
   },
 });
+
+/** The processor's payment of the booking's total; a retry with the same Idempotency-Key reaches the same one. */
+function preparePayment(ctx: DomainContext, booking: Booking, payment: Payment, checkoutId: string) {
+  return ctx.processor.createPayment({
+    bookingId: booking.id,
+    customerId: booking.customerId,
+    amountCents: payment.amountCents,
+    currency: payment.currency,
+    idempotencyKey: `checkout:${payment.id}:${ctx.idempotencyKey ?? checkoutId}`,
+  });
+}
+
+function checkoutOf(payment: Payment, checkoutId: string, prepared: { clientSecret: string; url: string | null }, expiresAt: Date): Checkout {
+  return {
+    id: checkoutId,
+    livemode: payment.livemode,
+    bookingId: payment.bookingId,
+    paymentId: payment.id,
+    amountCents: payment.amountCents,
+    currency: payment.currency,
+    clientSecret: prepared.clientSecret,
+    url: prepared.url,
+    expiresAt,
+    createdAt: payment.updatedAt,
+  };
+}

@@ -4,10 +4,14 @@ import { bookingMachine } from '../bookings/booking-state.ts';
 import { applyBookingAction } from '../bookings/booking-transitions.ts';
 import { BookingErrors } from '../bookings/booking.errors.ts';
 import { readBooking } from '../bookings/get-booking.ts';
+import type { DomainContext } from '../shared/context.ts';
 import { originOf } from '../events/event.service.ts';
 import { FileErrors } from '../files/file.errors.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import { defineOperation } from '../shared/operation.ts';
+
+/** The pickup record as it is: a retry's answer once the first run committed. */
+const replayPickup = async (ctx: DomainContext, args: { bookingId: string }) => pickupOf(await readBooking(ctx, args.bookingId));
 import { id } from '../shared/validation.ts';
 import { odometer, pickupOf, pickupReadiness, recordTripPhotos, tripPhotosInput, type Pickup, type PickupReadiness } from './pickup.ts';
 
@@ -37,6 +41,7 @@ export const addPickupPhotos = defineOperation({
   args: z.object({ bookingId, input: tripPhotosInput }),
   errors: [CommonErrors.invalidStateTransition, FileErrors.notUsable],
   example: { bookingId: EXAMPLE_BOOKING, input: { photos: [{ slot: 'front', fileId: 'file_01jd3m4k5n6p7q8r9s0t1v2w3x' }] } },
+  replay: replayPickup,
   async run(ctx, args): Promise<Pickup> {
     const booking = await readBooking(ctx, args.bookingId);
     bookingMachine.check(booking, 'record_pickup');
@@ -53,6 +58,7 @@ export const recordPickupMileage = defineOperation({
   args: z.object({ bookingId, input: z.object({ mileageOut: odometer('The odometer reading at pickup.') }).meta({ id: 'PickupMileageInput' }) }),
   errors: [CommonErrors.invalidStateTransition],
   example: { bookingId: EXAMPLE_BOOKING, input: { mileageOut: 48213 } },
+  replay: replayPickup,
   async run(ctx, args): Promise<Pickup> {
     const booking = await readBooking(ctx, args.bookingId);
     const recorded = await ctx.db.$transaction((tx) => applyBookingAction(tx, originOf(ctx), booking, 'record_pickup', { mileageOut: args.input.mileageOut }));

@@ -6,7 +6,7 @@ import { originOf } from '../events/event.service.ts';
 import { FileErrors } from '../files/file.errors.ts';
 import { odometer, recordTripPhotos, tripPhotosInput } from '../pickup/pickup.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
-import { defineOperation } from '../shared/operation.ts';
+import { answersAs, defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { computeMileage } from './mileage.ts';
 import { returnView, stepReturn, type ReturnView } from './return-record.ts';
@@ -43,6 +43,7 @@ export const startReturn = defineOperation({
   args: z.object({ bookingId }),
   errors: [CommonErrors.invalidStateTransition],
   example: { bookingId: EXAMPLE_BOOKING },
+  replay: answersAs(getReturn),
   async run(ctx, args): Promise<ReturnView> {
     const booking = await readBooking(ctx, args.bookingId);
     bookingMachine.check(booking, 'record_return');
@@ -59,6 +60,7 @@ export const addReturnPhotos = defineOperation({
   args: z.object({ bookingId, input: tripPhotosInput }),
   errors: [CommonErrors.invalidStateTransition, FileErrors.notUsable],
   example: { bookingId: EXAMPLE_BOOKING, input: { photos: [{ slot: 'rear', fileId: 'file_01jd3m4k5n6p7q8r9s0t1v2w3x' }] } },
+  replay: answersAs(getReturn),
   async run(ctx, args): Promise<ReturnView> {
     const booking = await readBooking(ctx, args.bookingId);
     bookingMachine.check(booking, 'record_return');
@@ -75,6 +77,7 @@ export const recordReturnMileage = defineOperation({
   args: z.object({ bookingId, input: z.object({ mileageIn: odometer('The odometer reading at return.') }).meta({ id: 'ReturnMileageInput' }) }),
   errors: [CommonErrors.invalidStateTransition],
   example: { bookingId: EXAMPLE_BOOKING, input: { mileageIn: 48_912 } },
+  replay: answersAs(getReturn),
   async run(ctx, args): Promise<ReturnView> {
     const booking = await readBooking(ctx, args.bookingId);
     checkMileageIn(booking, args.input.mileageIn);
@@ -92,6 +95,7 @@ export const submitBookingReturn = defineOperation({
   args: z.object({ bookingId, input: z.object({ mileageIn: odometer('The odometer reading at return, if not recorded yet.').nullish() }).meta({ id: 'SubmitReturnInput' }).nullish() }),
   errors: [CommonErrors.invalidStateTransition],
   example: { bookingId: EXAMPLE_BOOKING, input: { mileageIn: 48_912 } },
+  replay: answersAs(getReturn),
   async run(ctx, args): Promise<ReturnView> {
     const booking = await readBooking(ctx, args.bookingId);
     bookingMachine.check(booking, 'submit_return');

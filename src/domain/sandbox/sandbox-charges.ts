@@ -3,7 +3,7 @@ import { recordChargeFailure, recordChargeSuccess } from '../charges/charge-outc
 import { ChargeErrors } from '../charges/charge.errors.ts';
 import { openDispute } from '../disputes/open-dispute.ts';
 import { metadata } from '../shared/validation.ts';
-import { chargeSimulation, chargeSimulationOperation, onCharge } from './sandbox-simulation.ts';
+import { chargeSimulation, chargeSimulationOperation, onCharge, replayedChargeSimulation } from './sandbox-simulation.ts';
 
 export const simulateChargeSuccess = chargeSimulationOperation({
   name: 'testSucceedCharge',
@@ -13,6 +13,7 @@ export const simulateChargeSuccess = chargeSimulationOperation({
   input: null,
   errors: [ChargeErrors.disputed],
   run: async (ctx, id) => chargeSimulation(await onCharge(ctx, id, recordChargeSuccess)),
+  replay: replayedChargeSimulation,
 });
 
 export const simulateChargeFailure = chargeSimulationOperation({
@@ -23,6 +24,7 @@ export const simulateChargeFailure = chargeSimulationOperation({
   input: null,
   errors: [ChargeErrors.disputed],
   run: async (ctx, id) => chargeSimulation(await onCharge(ctx, id, (tx, origin, c) => recordChargeFailure(tx, origin, c, 'card_declined'))),
+  replay: replayedChargeSimulation,
 });
 
 /** The customer opens a dispute (201 with the dispute). */

@@ -3,7 +3,7 @@ import { expireHolds } from '../bookings/booking-holds.ts';
 import { markLateRentals } from '../bookings/booking-lateness.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
-import { defineOperation } from '../shared/operation.ts';
+import { answersAs, defineOperation } from '../shared/operation.ts';
 import { timestamp } from '../shared/validation.ts';
 
 /** How far the sandbox's clock may be moved in one step, and ahead of real time in all. */
@@ -57,6 +57,8 @@ export const advanceTestClock = defineOperation({
   }),
   errors: [],
   example: { input: { seconds: 3600 } },
+  // The clock as the first run moved it (not moved again).
+  replay: answersAs(getTestClock),
   async run(ctx, args): Promise<TestClock> {
     const { seconds, to } = args.input;
     if ((seconds == null) === (to == null)) throw CommonErrors.parameterInvalid(seconds == null ? 'seconds' : 'to', 'Give either seconds or to, not both.');

@@ -6,8 +6,9 @@ import { secureDeposit } from '../deposits/deposit-hold.ts';
 import { recordIdentityRejected, recordIdentityVerified } from '../identity/identity-checks.ts';
 import { recordPaymentFailure, recordPaymentSuccess } from '../payments/payment-outcomes.ts';
 import { PaymentErrors } from '../payments/payment.errors.ts';
+import { computeMileage } from '../returns/mileage.ts';
 import { submitReturn } from '../returns/return-submission.ts';
-import { bookingSimulation, bookingSimulationOperation, onBooking } from './sandbox-simulation.ts';
+import { bookingSimulation, bookingSimulationOperation, onBooking, replayedBookingSimulation } from './sandbox-simulation.ts';
 
 /*
  * The sandbox's booking scenarios (the spec's "Sandbox simulation endpoints"). Each runs the
@@ -37,6 +38,12 @@ export const simulatePaymentFailure = bookingSimulationOperation({
   async run(ctx, id) {
     const outcome = await onBooking(ctx, id, (tx, origin, b) => recordPaymentFailure(tx, origin, b, CARD_DECLINED));
     throw PaymentErrors.cardDeclined(`${CARD_DECLINED.message} (sandbox simulation); booking ${outcome.booking.id} is now '${outcome.booking.state}'.`);
+  },
+  // The decline committed: a retry is answered the same 402.
+  async replay(ctx, id, effect) {
+    const replayed = await replayedBookingSimulation(ctx, id, effect);
+    if (!replayed) return undefined;
+    throw PaymentErrors.cardDeclined(`${CARD_DECLINED.message} (sandbox simulation); booking ${replayed.id} is now '${replayed.state}'.`);
   },
 });
 
@@ -109,4 +116,11 @@ export const simulateReturn = bookingSimulationOperation({
   input: z.object({ mileageIn: odometer('Odometer at return.') }).meta({ id: 'TestReturnInput' }),
   inputExample: { mileageIn: 12980 },
   run: async (ctx, id, input) => bookingSimulation(await onBooking(ctx, id, (tx, origin, b) => submitReturn(tx, origin, b, { mileageIn: input?.mileageIn }, ctx.now()))),
+  // The mileage as the return computed it, from the odometer readings the booking keeps.
+  replay: (ctx, id, effect) =>
+    replayedBookingSimulation(ctx, id, effect, (b) =>
+      b.mileageIn !== null && b.mileageOut !== null
+        ? computeMileage({ mileageOut: b.mileageOut, mileageIn: b.mileageIn, includedMiles: b.includedMiles, extraMileFeeCents: b.extraMileFeeCents, unlimitedMiles: b.unlimitedMiles })
+        : null,
+    ),
 });

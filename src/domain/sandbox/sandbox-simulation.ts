@@ -6,11 +6,13 @@ import type { BookingOutcome } from '../bookings/booking-lifecycle.ts';
 import { readBooking } from '../bookings/get-booking.ts';
 import type { ChargeOutcome } from '../charges/charge-outcomes.ts';
 import { originOf, type EventOrigin } from '../events/event.service.ts';
+import { EVENT_CATALOGUE, isEventType } from '../events/event-types.ts';
 import type { Mileage } from '../returns/mileage.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import type { Db, DomainContext } from '../shared/context.ts';
 import type { ErrorEntry } from '../shared/errors.ts';
 import { found } from '../shared/found.ts';
+import type { CallEffect } from '../shared/idempotent-calls.ts';
 import { defineOperation, type Operation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 
@@ -80,11 +82,40 @@ interface SimulationSpec<I extends z.ZodObject | null, R> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   errors?: readonly ErrorEntry<any>[];
   run(ctx: DomainContext, id: string, input: I extends z.ZodObject ? z.output<I> | null | undefined : undefined): Promise<R>;
+  /** The answer of a retry whose first run committed (OperationSpec.replay); a booking simulation answers its booking and events by default. */
+  replay?(ctx: DomainContext, id: string, effect: CallEffect): Promise<R | undefined>;
+}
+
+/** The events a call emitted about its booking or charge (rows it created), in the order it emitted them. */
+async function emitted(ctx: DomainContext, effect: CallEffect, object: 'booking' | 'charge'): Promise<string[]> {
+  const ids = effect.created.Event ?? [];
+  if (ids.length === 0) return [];
+  const rows = await ctx.db.event.findMany({ where: { id: { in: ids } }, select: { type: true }, orderBy: { id: 'asc' } });
+  return rows.map((r) => r.type).filter((type) => isEventType(type) && EVENT_CATALOGUE[type].object === object);
+}
+
+/**
+ * A booking simulation's answer for a retry whose first run committed: the booking as it is,
+ * the events that run emitted about it, the charges it created, and the mileage `mileageOf` reads.
+ */
+export async function replayedBookingSimulation(ctx: DomainContext, bookingId: string, effect: CallEffect, mileageOf: (booking: Booking) => Mileage | null = () => null): Promise<BookingSimulation | undefined> {
+  const booking = await ctx.db.booking.findUnique({ where: { id: bookingId } });
+  const events = await emitted(ctx, effect, 'booking');
+  if (!booking || events.length === 0) return undefined;
+  return { id: booking.id, state: booking.state, event: events[0], events, chargeIds: effect.created.Charge ?? [], mileage: mileageOf(booking) };
+}
+
+/** The same for a charge simulation. */
+export async function replayedChargeSimulation(ctx: DomainContext, chargeId: string, effect: CallEffect): Promise<ChargeSimulation | undefined> {
+  const charge = await ctx.db.charge.findUnique({ where: { id: chargeId } });
+  const events = await emitted(ctx, effect, 'charge');
+  if (!charge || events.length === 0) return undefined;
+  return { id: charge.id, bookingId: charge.bookingId, state: charge.state, event: events[0], events };
 }
 
 /** A sandbox simulation on a booking (/v1/test/bookings/{id}/...): test secret keys only. */
 export function bookingSimulationOperation<I extends z.ZodObject | null>(spec: SimulationSpec<I, BookingSimulation | never>): Operation {
-  return simulation('bookingId', 'The test booking (bk_...).', EXAMPLE_BOOKING, spec);
+  return simulation('bookingId', 'The test booking (bk_...).', EXAMPLE_BOOKING, { replay: (ctx, id, effect) => replayedBookingSimulation(ctx, id, effect), ...spec });
 }
 
 /** A sandbox simulation on a charge (/v1/test/charges/{id}/...). */
@@ -103,5 +134,6 @@ function simulation<I extends z.ZodObject | null, R>(key: 'bookingId' | 'chargeI
     errors: [CommonErrors.invalidStateTransition, ...(spec.errors ?? [])],
     example: { [key]: example, ...(spec.inputExample ? { input: spec.inputExample } : {}) },
     run: (ctx, parsed) => spec.run(ctx, (parsed as Record<string, string>)[key], (parsed as { input?: never }).input as never),
+    ...(spec.replay ? { replay: (ctx: DomainContext, parsed: Record<string, unknown>, _extras: unknown, effect: CallEffect) => spec.replay!(ctx, parsed[key] as string, effect) } : {}),
   }) as unknown as Operation;
 }

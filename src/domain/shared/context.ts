@@ -7,6 +7,7 @@ import type { DnsResolver } from '../domains/dns-resolver.ts';
 import type { MessageChannels } from '../messages/message-channels.ts';
 import type { SigningLinks } from '../agreements/agreement-links.ts';
 import type { IdentityProvider } from '../identity/identity-provider.ts';
+import type { IdempotentRequest } from './idempotent-calls.ts';
 
 /**
  * The database as domain code sees it: the caller's business and environment only (a
@@ -33,6 +34,8 @@ export interface DomainContext {
   principal: Principal;
   requestId: string;
   idempotencyKey: string | null;
+  /** The request's claim of its Idempotency-Key, when it has one: what was committed under the key. */
+  idempotent: IdempotentRequest | null;
   config: DomainConfig;
   /** The payment processor of the caller's environment (the sandbox simulator for test keys). */
   processor: PaymentProcessor;

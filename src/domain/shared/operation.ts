@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { assertAccess, type OperationAccess } from '../access/permissions.ts';
 import type { DomainContext } from './context.ts';
 import type { ErrorEntry } from './errors.ts';
+import { markingDb, nextCall, type CallEffect } from './idempotent-calls.ts';
+import { replayRow } from './replay.ts';
 import type { PageParams } from './pagination.ts';
 import { parseInput } from './validation.ts';
 
@@ -20,6 +22,8 @@ export interface OperationExtras {
   query?: PrismaQuery;
   /** The page of a list operation (keyset: limit, starting_after, ending_before). */
   page?: PageParams;
+  /** The Prisma model of the answer (a field that returns one row), to answer a retry from the row the first run wrote. */
+  answers?: string;
 }
 
 /**
@@ -41,6 +45,14 @@ export interface OperationSpec<Args extends z.ZodObject, Result> {
   /** Arguments of a typical call (GraphQL names; `input` is the REST body). */
   example?: z.input<Args>;
   run(ctx: DomainContext, args: z.output<Args>, extras: OperationExtras): Promise<Result>;
+  /**
+   * The answer of a call whose change had committed under the same Idempotency-Key when its
+   * process died (a retry took the key over): what the first run would have answered, read from
+   * the rows it wrote (`effect`), without running the rule again; undefined when they are not
+   * enough to answer, and the operation runs. Without it, an operation that answers one row
+   * answers the row the first run created, or the one its arguments name that it wrote.
+   */
+  replay?(ctx: DomainContext, args: z.output<Args>, extras: OperationExtras, effect: CallEffect): Promise<Result | undefined>;
 }
 
 export interface Operation<Args extends z.ZodObject = z.ZodObject, Result = unknown> extends OperationSpec<Args, Result> {
@@ -54,10 +66,38 @@ export function defineOperation<Args extends z.ZodObject, Result>(spec: Operatio
     call(ctx, rawArgs, extras = {}) {
       try {
         assertAccess(ctx.principal, spec.access);
-        return spec.run(ctx, parseInput(spec.args, rawArgs ?? {}), extras);
+        const args = parseInput(spec.args, rawArgs ?? {});
+        return ctx.idempotent ? callOnce(spec, ctx, args, extras) : spec.run(ctx, args, extras);
       } catch (err) {
         return Promise.reject(err); // one promise, not an async wrapper: this is every request's path
       }
     },
   };
+}
+
+/**
+ * A replay that answers what the read `read` answers now for the same arguments: the resource
+ * as the first run left it (a view that is not one row, such as a booking's return).
+ */
+export function answersAs<R>(read: { run(ctx: DomainContext, args: never, extras: OperationExtras): Promise<R> }) {
+  return (ctx: DomainContext, args: object, extras: OperationExtras): Promise<R> => read.run(ctx, args as never, extras);
+}
+
+/**
+ * A call under an Idempotency-Key: answered from what an earlier owner of the key committed
+ * for this same call, if it did (src/domain/shared/idempotent-calls.ts); else run, its
+ * transactions marking what it writes.
+ */
+async function callOnce<Args extends z.ZodObject, Result>(spec: OperationSpec<Args, Result>, ctx: DomainContext, args: z.output<Args>, extras: OperationExtras): Promise<Result> {
+  const request = ctx.idempotent!;
+  const call = nextCall(request, spec.name);
+  const effect = request.committed[call];
+  if (effect) {
+    const answer = spec.replay ? await spec.replay(ctx, args, extras, effect) : extras.answers ? ((await replayRow(ctx, extras.answers, args, effect, extras.query)) as Result | undefined) : undefined;
+    if (answer !== undefined) {
+      request.replayed = true;
+      return answer;
+    }
+  }
+  return spec.run({ ...ctx, db: markingDb(ctx.db, request, ctx.requestId, call) }, args, extras);
 }

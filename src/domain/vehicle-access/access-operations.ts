@@ -10,7 +10,7 @@ import { CommonErrors } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 import { runAction } from '../shared/lifecycle.ts';
-import { defineOperation } from '../shared/operation.ts';
+import { answersAs, defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { accessLifecycle } from './access-state.ts';
 
@@ -92,6 +92,7 @@ export const configureVehicleAccess = defineOperation({
   }),
   errors: [CommonErrors.invalidStateTransition],
   example: { ...EXAMPLE, input: { method: 'lockbox', instructions: 'Lockbox on the garage door, bay 4.' } },
+  replay: answersAs(getVehicleAccess),
   async run(ctx, args): Promise<AccessView> {
     const { booking, access } = await accessOf(ctx, args.bookingId);
     requireOpenBooking(booking);
@@ -115,6 +116,7 @@ export const releaseVehicleAccess = defineOperation({
   args: z.object({ bookingId }),
   errors: [CommonErrors.invalidStateTransition, BookingErrors.notReady],
   example: EXAMPLE,
+  replay: answersAs(getVehicleAccess),
   async run(ctx, args): Promise<AccessView> {
     const { booking, access } = await accessOf(ctx, args.bookingId);
     requireOpenBooking(booking);
@@ -136,6 +138,7 @@ export const revokeVehicleAccess = defineOperation({
   args: z.object({ bookingId }),
   errors: [CommonErrors.invalidStateTransition],
   example: EXAMPLE,
+  replay: answersAs(getVehicleAccess),
   async run(ctx, args): Promise<AccessView> {
     const { booking, access } = await accessOf(ctx, args.bookingId);
     if (!access) throw CommonErrors.invalidStateTransition('vehicle_access', 'not_configured', 'There is no vehicle access to revoke.');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { originOf, recordEvent } from '../events/event.service.ts';
 import { found } from '../shared/found.ts';
-import { defineOperation } from '../shared/operation.ts';
+import { answersAs, defineOperation } from '../shared/operation.ts';
 import { id, money } from '../shared/validation.ts';
 import { deliveryOptionsInput, pricingView, seasonalRatesInput, storedDeliveryOptions, storedSeasonalRates, weekdayName } from './pricing-input.ts';
 import { lockVehicle } from './vehicle-lock.ts';
@@ -51,6 +51,7 @@ export const updateVehiclePricing = defineOperation({
       deliveryOptions: [{ name: 'Airport delivery', feeCents: 3500 }],
     },
   },
+  replay: answersAs(getVehiclePricing),
   async run(ctx, args) {
     const { seasonalRates, deliveryOptions, weekendDays, ...rates } = args.input;
     const changes: Record<string, unknown> = {};

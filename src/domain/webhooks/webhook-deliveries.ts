@@ -65,4 +65,9 @@ export const sendTestWebhook = defineOperation({
       }),
     );
   },
+  // The test event the first run recorded (and queued), not a second one.
+  async replay(ctx, _args, _extras, effect) {
+    const [id] = effect.created.Event ?? [];
+    return (id ? await ctx.db.event.findUnique({ where: { id } }) : null) ?? undefined;
+  },
 });

@@ -2,6 +2,7 @@ import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { Principal } from '../../domain/access/permissions.ts';
 import type { Operation } from '../../domain/shared/operation.ts';
 import type { DomainError } from '../../domain/shared/errors.ts';
+import type { IdempotentRequest } from '../../domain/shared/idempotent-calls.ts';
 import type { RateDecision } from '../rate-limit.ts';
 import type { AuditTrail } from '../request-scope.ts';
 import type { Deprecation } from '../../../rest-adapter/route.ts';
@@ -114,6 +115,8 @@ export interface EdgeContext {
   principal?: Principal;
   rate?: RateDecision;
   idempotencyKey: string | null;
+  /** The claim of the request's Idempotency-Key: what was committed under it (set with `idempotencyKey`). */
+  idempotent?: IdempotentRequest;
   /** Headers every answer of this request carries (Request-Id, RateLimit-*, Allow, Retry-After, CORS). */
   headers: Record<string, string>;
   /** Set by the step that answers; no later step runs. */

@@ -54,7 +54,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
     principalStep(principal),
     rateLimitStep({ limiter: deps.limiter, limits: deps.limits }),
     graphqlParamsStep(),
-    idempotencyStep(deps.tenantDb),
+    idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs),
     graphqlDocumentStep(parts.schema),
     operationAccessStep(),
     inputStep(),

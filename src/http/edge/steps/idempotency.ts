@@ -1,4 +1,6 @@
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
+import { idempotentRequest } from '../../../domain/shared/idempotent-calls.ts';
+import { EdgeErrors } from '../../edge.errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, releaseIdempotencyKey, renewIdempotencyLease } from '../../idempotency.ts';
 import type { EdgeContext, EdgeStep } from '../runner.ts';
 
@@ -7,23 +9,25 @@ import type { EdgeContext, EdgeStep } from '../runner.ts';
  * first answer is stored and replayed verbatim with `Idempotent-Replayed: true`; any answer
  * but a 5xx is remembered (errors included); a request that fails on our side, or a stream,
  * releases its key so it can be retried. While the request runs its claim is renewed, so a
- * claim outlives an owner that died by one lease at most.
+ * claim outlives an owner that died by one lease at most; the retry that then takes it over
+ * answers from what the dead owner committed, if anything (`ctx.idempotent`).
  */
-export function idempotencyStep(tenantDb: TenantDbFactory): EdgeStep {
+export function idempotencyStep(tenantDb: TenantDbFactory, leaseMs = IDEMPOTENCY_LEASE_MS): EdgeStep {
   async function claim(ctx: EdgeContext, key: string): Promise<void> {
     const principal = ctx.principal!;
     const db = tenantDb(principal);
     const { request } = ctx;
     const claimed = await claimIdempotencyKey(db, { businessId: principal.businessId, livemode: principal.livemode }, {
       key, method: request.method, path: request.pathname + request.search, body: ctx.body ?? '', requestId: ctx.requestId,
-    });
+    }, new Date(), leaseMs);
     if (claimed.kind === 'replay') {
       ctx.headers['Request-Id'] = claimed.response.requestId;
       ctx.answer = { status: claimed.response.status, headers: { 'content-type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' }, body: claimed.response.body };
       return;
     }
     ctx.idempotencyKey = key;
-    const renewal = setInterval(() => void renewIdempotencyLease(db, key, ctx.requestId).catch(() => {}), IDEMPOTENCY_LEASE_MS / 3);
+    ctx.idempotent = idempotentRequest(key, claimed.committed, () => EdgeErrors.idempotencyKeyInUse());
+    const renewal = setInterval(() => void renewIdempotencyLease(db, key, ctx.requestId, leaseMs).catch(() => {}), leaseMs / 3);
     renewal.unref();
     ctx.finally.push(() => clearInterval(renewal));
   }
@@ -40,6 +44,8 @@ export function idempotencyStep(tenantDb: TenantDbFactory): EdgeStep {
       const key = ctx.idempotencyKey;
       if (key === null || !ctx.principal) return;
       const db = tenantDb(ctx.principal);
+      // Answered from what a dead owner of the key committed: a replay of that first run.
+      if (ctx.idempotent?.replayed) ctx.headers['Idempotent-Replayed'] = 'true';
       if (response.status >= 500 || response.streaming) return releaseIdempotencyKey(db, key, ctx.requestId);
       return response.text().then((body) => completeIdempotencyKey(db, key, ctx.requestId, { status: response.status, body }));
     },
