@@ -1,5 +1,7 @@
 // Child process for multi-process tests: the real server from environment variables
 // (DATABASE_URL, REDIS_URL, WEBHOOK_*, SANDBOX_RETRY_SCALE ...). Prints "READY <port>".
+// STRIPE_FOR_TEST_KEYS=1 serves test keys through the Stripe adapter too (STRIPE_* settings),
+// so a test can drive a trip with the sandbox's simulations and move its money through Stripe.
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
@@ -7,7 +9,14 @@ import { buildApp } from '../../src/server.ts';
 
 const config = loadConfig({ ...process.env, HOLD_SWEEP_MS: process.env.HOLD_SWEEP_MS ?? '0' });
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const app = await buildApp({ db, config });
+let processors;
+if (process.env.STRIPE_FOR_TEST_KEYS === '1') {
+  const { stripeProcessor } = await import('../../src/processors/stripe-processor.ts');
+  const { secretKey, ...settings } = config.stripe;
+  const stripe = stripeProcessor({ secretKey: secretKey ?? '', ...settings });
+  processors = { test: stripe, live: stripe };
+}
+const app = await buildApp({ db, config, processors });
 const server = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);
 
