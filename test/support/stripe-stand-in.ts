@@ -299,6 +299,8 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
     hangNext(prefix: string, processed = false, where?: (request: StandInRequest) => boolean) {
       hangs.push({ prefix, processed, where });
     },
+    /** How many held calls have not arrived yet. */
+    hangsLeft: () => hangs.length,
     /** The customer pays a checkout's PaymentIntent in their browser; the event Stripe then sends. */
     customerPays(paymentIntentId: string, card: TestCard) {
       const intent = intents.get(paymentIntentId);
