@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import type { PaymentProcessor } from '../src/domain/payments/processor.ts';
 import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
 import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
@@ -124,5 +125,13 @@ describe.each(ENGINES)('the money sweep of a running API process, on %s', (engin
     expect(['booked', 'confirmed']).toContain((await api.get(`/v1/bookings/${booking.id}`)).body.state);
     expect(count(await events(booking.id), 'payment.succeeded')).toBe(1);
     expect((await transactions(booking.id)).filter(([type, status]) => type === 'payment' && status === 'succeeded')).toEqual([['payment', 'succeeded', booking.total_cents]]);
+  });
+});
+
+describe('PROCESSOR_SWEEP_AFTER_MS', () => {
+  it('is refused at start when a live call could still be waiting for Stripe that long', () => {
+    expect(loadConfig({}).processorSweepAfterMs).toBe(120_000);
+    expect(() => loadConfig({ PROCESSOR_SWEEP_AFTER_MS: '40000' })).toThrow('PROCESSOR_SWEEP_AFTER_MS must be longer than a processor call may take (STRIPE_TIMEOUT_MS × (STRIPE_MAX_NETWORK_RETRIES + 1) = 40000 ms), got 40000');
+    expect(loadConfig({ PROCESSOR_SWEEP_AFTER_MS: '20000', STRIPE_TIMEOUT_MS: '5000', STRIPE_MAX_NETWORK_RETRIES: '2' }).processorSweepAfterMs).toBe(20_000);
   });
 });

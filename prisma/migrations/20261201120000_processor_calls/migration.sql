@@ -3,7 +3,7 @@ CREATE TYPE "ProcessorCallKind" AS ENUM ('refund', 'deposit_capture', 'deposit_r
 
 -- CreateTable
 CREATE TABLE "ProcessorCall" (
-    "idempotencyKey" TEXT NOT NULL,
+    "id" TEXT NOT NULL,
     "businessId" TEXT NOT NULL,
     "livemode" BOOLEAN NOT NULL,
     "bookingId" TEXT NOT NULL,
@@ -19,7 +19,7 @@ CREATE TABLE "ProcessorCall" (
     "sweepAttempts" INTEGER NOT NULL DEFAULT 0,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "ProcessorCall_pkey" PRIMARY KEY ("idempotencyKey")
+    CONSTRAINT "ProcessorCall_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateIndex

@@ -183,13 +183,13 @@ export async function extendBooking(ctx: DomainContext, bookingId: string, endAt
 
 /** An extension's charge whose request died before settling it: confirmed or given back as the processor says; one it never received is given back. */
 export const extensionRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.idempotencyKey, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
+  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.id, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
   succeeded: (m, origin, call) => confirm(m, origin, call.bookingId, extensionOf(call), chargeOf(call)),
   refused: (m, origin, call) => giveBack(m, origin, call.bookingId, extensionOf(call), chargeOf(call), DECLINED),
   whenAbsent: { unanswered: (m, origin, call) => giveBack(m, origin, call.bookingId, extensionOf(call), chargeOf(call), UNANSWERED) },
 };
 
-const chargeOf = (call: ProcessorCall) => ({ transactionId: call.subjectId, callKey: call.idempotencyKey, paymentReference: call.reference });
+const chargeOf = (call: ProcessorCall) => ({ transactionId: call.subjectId, callKey: call.id, paymentReference: call.reference });
 
 function extensionOf(call: ProcessorCall): Extension {
   const d = call.details as Record<string, string | number | null>;

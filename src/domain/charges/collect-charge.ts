@@ -88,8 +88,8 @@ function interruptCollection(m: MoneyContext, origin: EventOrigin, chargeId: str
 
 /** A collection whose request died before settling it: settled as the processor says; one it never received leaves the charge pending, as unanswered. */
 export const collectionRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.idempotencyKey, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
-  succeeded: (m, origin, call, processorId) => collectionSucceeded(m, origin, call.subjectId, call.idempotencyKey, processorId),
-  refused: (m, origin, call, failure) => failCollection(m, origin, call.subjectId, call.idempotencyKey, failure.code),
-  whenAbsent: { unanswered: (m, origin, call) => interruptCollection(m, origin, call.subjectId, call.idempotencyKey) },
+  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.id, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
+  succeeded: (m, origin, call, processorId) => collectionSucceeded(m, origin, call.subjectId, call.id, processorId),
+  refused: (m, origin, call, failure) => failCollection(m, origin, call.subjectId, call.id, failure.code),
+  whenAbsent: { unanswered: (m, origin, call) => interruptCollection(m, origin, call.subjectId, call.id) },
 };

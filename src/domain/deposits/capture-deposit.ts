@@ -111,8 +111,8 @@ function reverseCapture(m: MoneyContext, origin: EventOrigin, transactionId: str
 
 /** A capture whose request died before settling it: the business decided it, so one never received is made now, under its key. */
 export const captureRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'capture', idempotencyKey: call.idempotencyKey, holdId: call.reference ?? '', amountCents: call.amountCents }),
-  succeeded: (m, origin, call) => settleCapture(m, origin, call.subjectId, call.idempotencyKey),
-  refused: (m, origin, call) => reverseCapture(m, origin, call.subjectId, call.idempotencyKey),
-  whenAbsent: { resume: (m, call) => m.processor.captureDeposit({ holdId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.idempotencyKey }) },
+  lostCall: (call) => ({ kind: 'capture', idempotencyKey: call.id, holdId: call.reference ?? '', amountCents: call.amountCents }),
+  succeeded: (m, origin, call) => settleCapture(m, origin, call.subjectId, call.id),
+  refused: (m, origin, call) => reverseCapture(m, origin, call.subjectId, call.id),
+  whenAbsent: { resume: (m, call) => m.processor.captureDeposit({ holdId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.id }) },
 };

@@ -65,12 +65,12 @@ export async function carryOutRelease(m: MoneyContext, origin: EventOrigin, depo
 
 /** A cancellation's release whose request died before settling it: owed, so one never received is made now. */
 export const releaseRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'release', idempotencyKey: call.idempotencyKey, holdId: call.reference ?? call.subjectId }),
-  succeeded: (m, origin, call) => settleRelease(m, origin, call.subjectId, call.idempotencyKey),
-  refused: (m, _origin, call) => keepHold(m, call.idempotencyKey),
+  lostCall: (call) => ({ kind: 'release', idempotencyKey: call.id, holdId: call.reference ?? call.subjectId }),
+  succeeded: (m, origin, call) => settleRelease(m, origin, call.subjectId, call.id),
+  refused: (m, _origin, call) => keepHold(m, call.id),
   whenAbsent: {
     async resume(m, call) {
-      await m.processor.releaseDeposit({ holdId: call.reference ?? call.subjectId, idempotencyKey: call.idempotencyKey });
+      await m.processor.releaseDeposit({ holdId: call.reference ?? call.subjectId, idempotencyKey: call.id });
       return { id: call.reference ?? call.subjectId };
     },
   },

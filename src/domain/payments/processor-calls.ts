@@ -29,8 +29,9 @@ export interface ProcessorCallInput {
 
 /** Record, in the reservation's transaction, the processor call its request is about to make. */
 export async function recordProcessorCall(tx: Db, origin: EventOrigin, call: ProcessorCallInput): Promise<void> {
+  const { idempotencyKey, details, ...rest } = call;
   await tx.processorCall.create({
-    data: { ...call, details: call.details ?? {}, businessId: origin.businessId, livemode: origin.livemode, requestId: origin.requestId, requestIdempotencyKey: origin.idempotencyKey },
+    data: { id: idempotencyKey, ...rest, details: details ?? {}, businessId: origin.businessId, livemode: origin.livemode, requestId: origin.requestId, requestIdempotencyKey: origin.idempotencyKey },
   });
 }
 
@@ -45,7 +46,7 @@ export class CallAlreadySettled extends Error {
  * until this one commits, then it finds nothing.
  */
 export async function takeProcessorCall(tx: Db, idempotencyKey: string): Promise<void> {
-  const { count } = await tx.processorCall.deleteMany({ where: { idempotencyKey } });
+  const { count } = await tx.processorCall.deleteMany({ where: { id: idempotencyKey } });
   if (count !== 1) throw new CallAlreadySettled(`the processor call ${idempotencyKey} was settled by another`);
 }
 

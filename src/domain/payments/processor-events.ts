@@ -122,8 +122,8 @@ const forgetEvent = (db: TenantDb, eventId: string, key: string) =>
 
 /** A late payment's refund whose process died before it was carried out: owed, so one never received is made now. */
 export const latePaymentRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'refund', idempotencyKey: call.idempotencyKey, processorPaymentId: call.reference ?? '', amountCents: call.amountCents }),
-  succeeded: (m, _origin, call) => m.db.$transaction((tx) => takeProcessorCall(tx, call.idempotencyKey)),
-  refused: (m, _origin, call) => forgetEvent(m.db, call.subjectId, call.idempotencyKey),
-  whenAbsent: { resume: (m, call) => m.processor.refund({ processorPaymentId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.idempotencyKey }) },
+  lostCall: (call) => ({ kind: 'refund', idempotencyKey: call.id, processorPaymentId: call.reference ?? '', amountCents: call.amountCents }),
+  succeeded: (m, _origin, call) => m.db.$transaction((tx) => takeProcessorCall(tx, call.id)),
+  refused: (m, _origin, call) => forgetEvent(m.db, call.subjectId, call.id),
+  whenAbsent: { resume: (m, call) => m.processor.refund({ processorPaymentId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.id }) },
 };

@@ -94,13 +94,13 @@ export async function carryOutRefund(m: MoneyContext, origin: EventOrigin, reser
 
 /** A refund whose request died before settling it: it is owed, so one never received is made now, under its key. */
 export const refundRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'refund', idempotencyKey: call.idempotencyKey, processorPaymentId: call.reference ?? '', amountCents: call.amountCents }),
+  lostCall: (call) => ({ kind: 'refund', idempotencyKey: call.id, processorPaymentId: call.reference ?? '', amountCents: call.amountCents }),
   succeeded: (m, origin, call) => settleRefund(m.db, origin, reservationOf(call)),
   refused: (m, origin, call) => giveBackRefund(m.db, origin, reservationOf(call)),
-  whenAbsent: { resume: (m, call) => m.processor.refund({ processorPaymentId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.idempotencyKey }) },
+  whenAbsent: { resume: (m, call) => m.processor.refund({ processorPaymentId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.id }) },
 };
 
-const reservationOf = (call: ProcessorCall) => ({ transactionId: call.subjectId, bookingId: call.bookingId, amountCents: call.amountCents, callKey: call.idempotencyKey });
+const reservationOf = (call: ProcessorCall) => ({ transactionId: call.subjectId, bookingId: call.bookingId, amountCents: call.amountCents, callKey: call.id });
 
 /**
  * Give back part or all of a booking's collected payment: reserved, carried out at the

@@ -90,8 +90,8 @@ const retryUnanswered = (m: MoneyContext, origin: EventOrigin, bookingId: string
 
 /** A retry whose request died before settling it: settled as the processor says; one it never received is failed as unanswered. */
 export const paymentRetryRecovery: CallRecovery = {
-  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.idempotencyKey, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
-  succeeded: (m, origin, call, processorId) => retrySucceeded(m, origin, call.bookingId, call.idempotencyKey, processorId),
-  refused: (m, origin, call, failure) => retryDeclined(m, origin, call.bookingId, call.idempotencyKey, failure),
-  whenAbsent: { unanswered: (m, origin, call) => retryUnanswered(m, origin, call.bookingId, call.idempotencyKey) },
+  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.id, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
+  succeeded: (m, origin, call, processorId) => retrySucceeded(m, origin, call.bookingId, call.id, processorId),
+  refused: (m, origin, call, failure) => retryDeclined(m, origin, call.bookingId, call.id, failure),
+  whenAbsent: { unanswered: (m, origin, call) => retryUnanswered(m, origin, call.bookingId, call.id) },
 };

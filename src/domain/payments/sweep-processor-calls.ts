@@ -61,7 +61,7 @@ export async function sweepProcessorCalls(m: MoneyContext, now: Date, staleAfter
   const due = await m.db.processorCall.findMany({ where: lostCalls(now, staleAfterMs), orderBy: { createdAt: 'asc' }, take: BATCH });
   const swept: SweptCall[] = [];
   for (const call of due) {
-    const { idempotencyKey, kind } = call;
+    const { id: idempotencyKey, kind } = call;
     try {
       swept.push({ idempotencyKey, kind, outcome: await settleLostCall(m, call, now) });
     } catch (err) {
@@ -75,7 +75,7 @@ export async function sweepProcessorCalls(m: MoneyContext, now: Date, staleAfter
 async function settleLostCall(m: MoneyContext, call: ProcessorCall, now: Date): Promise<SweptCall['outcome']> {
   const claimMs = Math.min(MAX_CLAIM_MS, CLAIM_MS * 2 ** call.sweepAttempts);
   const claimed = await m.db.processorCall.updateMany({
-    where: { idempotencyKey: call.idempotencyKey, sweepAttempts: call.sweepAttempts, OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }] },
+    where: { id: call.id, sweepAttempts: call.sweepAttempts, OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }] },
     data: { claimedUntil: new Date(now.getTime() + claimMs), sweepAttempts: { increment: 1 } },
   });
   if (claimed.count !== 1) return 'taken';
