@@ -91,6 +91,10 @@ describe.each(ENGINES)('the money sweep of a running API process, on %s', (engin
     expect([count(types, 'booking.canceled'), count(types, 'payment.refunded'), count(types, 'payment.refund_failed')]).toEqual([1, 1, 0]);
     expect((await transactions(booking.id)).filter(([type]) => type === 'refund')).toEqual([['refund', 'succeeded', booking.total_cents]]);
     expect(await t.db.prisma.processorCall.count({ where: { bookingId: booking.id } })).toBe(0);
+    // The call on record is no object of the API: the request's audit record names the booking's objects only.
+    const audit = await t.db.prisma.auditLog.findFirstOrThrow({ where: { requestId: answer.headers.get('request-id')! } });
+    expect(audit.objects).toContain(booking.id);
+    expect(audit.objects.filter((o) => o.includes(':'))).toEqual([]);
   });
 
   it("settles a cancellation's release of the deposit's hold its request left", async () => {

@@ -30,7 +30,8 @@ export interface ProcessorCallInput {
 /** Record, in the reservation's transaction, the processor call its request is about to make. */
 export async function recordProcessorCall(tx: Db, origin: EventOrigin, call: ProcessorCallInput): Promise<void> {
   const { idempotencyKey, details, ...rest } = call;
-  await tx.processorCall.create({
+  // Written, not read back (createMany returns no row): the call is no object of the API, and no audit record names it.
+  await tx.processorCall.createMany({
     data: { id: idempotencyKey, ...rest, details: details ?? {}, businessId: origin.businessId, livemode: origin.livemode, requestId: origin.requestId, requestIdempotencyKey: origin.idempotencyKey },
   });
 }
