@@ -259,7 +259,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a booking
-         * @description Allowed before pickup. The booking is canceled (booking.canceled) and frees its vehicle. A paid booking is refunded through the processor by the cancellation policy (in full at least cancellation_window_hours before start_at, else late_cancellation_refund_percent) and ends refunded once the money went back; a secured deposit's hold is let go. If the processor fails a refund, the booking stays canceled, the refund is given back to the payment (payment.refund_failed) and POST .../refund tries again; a hold the processor did not let go stays secured for POST .../deposit/release.
+         * @description Allowed before pickup. The booking is canceled (booking.canceled) and frees its vehicle. A paid booking is refunded through the processor by the cancellation policy (in full at least cancellation_window_hours before start_at, else late_cancellation_refund_percent) and ends refunded once the money went back; a secured deposit's hold is let go. If the processor fails a refund, the booking stays canceled, the refund is given back to the payment (payment.refund_failed) and POST .../refund tries again; a hold the processor did not let go stays secured for POST .../deposit/release. If the serving process stops before the processor has answered, the money sweep finishes the refund and the release, once.
          */
         post: operations["cancelBooking"];
         delete?: never;

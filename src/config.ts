@@ -22,10 +22,12 @@ export interface AppConfig {
   rateLimitTest: number;
   holdMinutes: number;
   quoteTtlMinutes: number;
-  /** How often expired payment holds are swept (ms). */
+  /** How often expired payment holds are swept (ms); the other periodic sweeps, the money sweep among them, run as often. */
   holdSweepMs: number;
   /** IDEMPOTENCY_LEASE_MS: how long an Idempotency-Key's claim outlives a process that died holding it (its owner renews it while it runs). */
   idempotencyLeaseMs: number;
+  /** PROCESSOR_SWEEP_AFTER_MS: how old an unsettled processor call must be before the money sweep takes its request for dead. */
+  processorSweepAfterMs: number;
   bodyLimitBytes: number;
   /** Run the webhook delivery worker inside the API process (WEBHOOK_WORKER=off to leave it to `npm run worker`). */
   webhookWorker: boolean;
@@ -153,6 +155,19 @@ function filesS3(env: NodeJS.ProcessEnv): S3StorageSettings | undefined {
   };
 }
 
+/**
+ * A live request's processor call must never look dead to the sweep: with Stripe, the wait
+ * has to be longer than a call may take with all its retries (STRIPE_TIMEOUT_MS each). The
+ * sandbox answers at once.
+ */
+function processorSweepAfter(env: NodeJS.ProcessEnv): number {
+  const after = num('PROCESSOR_SWEEP_AFTER_MS', 120_000, env);
+  if (!env.STRIPE_SECRET_KEY) return after;
+  const longestCall = num('STRIPE_TIMEOUT_MS', 20_000, env) * (num('STRIPE_MAX_NETWORK_RETRIES', 1, env) + 1);
+  if (after <= longestCall) throw new Error(`PROCESSOR_SWEEP_AFTER_MS must be longer than a processor call may take (STRIPE_TIMEOUT_MS × (STRIPE_MAX_NETWORK_RETRIES + 1) = ${longestCall} ms), got ${after}`);
+  return after;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   logLevel(env); // LOG_LEVEL is read by the logger (src/log.ts); refused here with a clear line
   return {
@@ -167,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
     holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),
     idempotencyLeaseMs: num('IDEMPOTENCY_LEASE_MS', 60_000, env),
+    processorSweepAfterMs: processorSweepAfter(env),
     bodyLimitBytes: 1024 * 1024,
     webhookWorker: (env.WEBHOOK_WORKER ?? 'on') !== 'off',
     webhookPollMs: num('WEBHOOK_POLL_MS', 1_000, env),

@@ -14,9 +14,7 @@ import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './h
 import { serveNode } from './http/transports/node.ts';
 import { nodeEdgeRequest, nodeRequestUrl } from './http/transports/requests.ts';
 import type { RequestFrame, YogaServerContext } from './http/transports/yoga.ts';
-import { sandboxProcessor } from './processors/sandbox-processor.ts';
-import { reportingFailures } from './processors/reported-failures.ts';
-import { unconfiguredProcessor } from './processors/unconfigured-processor.ts';
+import { configuredProcessors, reportingProcessors } from './processors/configured.ts';
 import { reportingIdentityFailures, sandboxIdentityProvider, unconfiguredIdentityProvider } from './processors/identity-providers.ts';
 import { directoryStorage } from './storage/directory-storage.ts';
 import { reportingStorageFailures } from './storage/reported-failures.ts';
@@ -35,20 +33,6 @@ import type { RestRoute } from '../rest-adapter/route.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestObserver } from './http/observe.ts';
 import { webhookQueueDepth } from './webhooks/queue-depth.ts';
-
-const reportingProcessors = (p: EdgeDeps['processors']): EdgeDeps['processors'] => ({ test: reportingFailures(p.test), live: reportingFailures(p.live) });
-
-/**
- * Test keys: the sandbox simulator. Live keys: Stripe when STRIPE_SECRET_KEY is set, else a
- * clear 502. The Stripe SDK is loaded only when configured (it is large, and most
- * installations that run without it start faster and smaller).
- */
-async function configuredProcessors(config: AppConfig): Promise<EdgeDeps['processors']> {
-  const { secretKey, ...stripe } = config.stripe;
-  if (!secretKey) return { test: sandboxProcessor(), live: unconfiguredProcessor() };
-  const { stripeProcessor } = await import('./processors/stripe-processor.ts');
-  return { test: sandboxProcessor(), live: stripeProcessor({ secretKey, ...stripe }) };
-}
 
 /** Test keys: the sandbox. Live keys: Stripe Identity when STRIPE_SECRET_KEY is set, else a clear 502. */
 async function configuredIdentityProviders(config: AppConfig): Promise<EdgeDeps['identityProviders']> {
@@ -151,12 +135,13 @@ export async function buildApp(options: {
     redis: () => ({ status: config.redisUrl ? redisStatus(config.redisUrl) : 'not_configured' }),
   };
 
+  // The sandbox simulator for test keys; live payments need a processor configured.
+  const processors = reportingProcessors(options.processors ?? (await configuredProcessors(config)));
   const { yoga, steps } = createGraphQLServer({
     prisma,
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
-    // The sandbox simulator for test keys; live payments need a processor configured.
-    processors: reportingProcessors(options.processors ?? (await configuredProcessors(config))),
+    processors,
     messaging,
     signingLinkSigner: signingLinkSigner(await platformSecret(prisma, 'agreement_links')),
     identityProviders: reportingIdentityProviders(options.identityProviders ?? (await configuredIdentityProviders(config))),
@@ -223,7 +208,16 @@ export async function buildApp(options: {
     res.end(answer.body);
   }
 
-  const maintenance = startMaintenance({ prisma, tenantDb, now, messaging, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0 });
+  const maintenance = startMaintenance({
+    prisma,
+    tenantDb,
+    now,
+    messaging,
+    processors,
+    processorSweepAfterMs: config.processorSweepAfterMs,
+    holdSweepMs: config.holdSweepMs,
+    idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
+  });
 
   let server: Server | null = null;
   let websocket: { close(): Promise<void> } | null = null;

@@ -4,11 +4,12 @@ import { startDeliveryWorker, workerOptions } from './webhooks/delivery-worker.t
 import { tenantDbFactory } from './db/tenant-db.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { configuredChannels } from './messaging/channels.ts';
+import { configuredProcessors, reportingProcessors } from './processors/configured.ts';
 import { log } from './log.ts';
 
 /**
  * `npm run worker`: webhook delivery and the platform's periodic work (expired holds, late
- * rentals), for running any number of workers beside the API processes (start those with
+ * rentals, the money sweep), for running any number of workers beside the API processes (start those with
  * WEBHOOK_WORKER=off); each sweep's steps are compare-and-sets, so they happen once. Needs PostgreSQL: the embedded database
  * belongs to the one process that opened it, where the worker runs in-process.
  */
@@ -25,6 +26,8 @@ async function main() {
     tenantDb: tenantDbFactory(db.prisma, undefined, { direct: db.direct }),
     now: () => new Date(),
     messaging: configuredChannels(config.messaging),
+    processors: reportingProcessors(await configuredProcessors(config)),
+    processorSweepAfterMs: config.processorSweepAfterMs,
     holdSweepMs: config.holdSweepMs,
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
   });

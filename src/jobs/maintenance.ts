@@ -5,17 +5,52 @@ import { markLateRentals, overdueRentals } from '../domain/bookings/booking-late
 import { sweepIdempotencyRecords } from '../http/idempotency.ts';
 import { deliverDueMessages, dueMessages } from '../domain/messages/deliver-message.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
+import type { PaymentProcessor } from '../domain/payments/processor.ts';
+import { lostCalls, sweepProcessorCalls } from '../domain/payments/sweep-processor-calls.ts';
 import { log } from '../log.ts';
+
+export interface MoneySweepDeps {
+  prisma: PrismaClient;
+  tenantDb: TenantDbFactory;
+  /** The tenants' clock (tests move it); a call's age is measured in real time all the same. */
+  now: () => Date;
+  /** The processor of each environment, as the requests use them. */
+  processors: { test: PaymentProcessor; live: PaymentProcessor };
+  /** How old a processor call must be before the sweep takes its request for dead (PROCESSOR_SWEEP_AFTER_MS). */
+  processorSweepAfterMs: number;
+}
+
+/**
+ * The money sweep over every business: which tenants have processor calls left unsettled
+ * longer than a live request takes (the one question asked across businesses), then each
+ * tenant's, in its scope, on its clock (src/domain/payments/sweep-processor-calls.ts).
+ * `realNow` is the moment the calls' ages are measured from.
+ */
+export async function sweepLostProcessorCalls(deps: MoneySweepDeps, realNow = new Date()) {
+  const tenants = await deps.prisma.processorCall.findMany({ where: lostCalls(realNow, deps.processorSweepAfterMs), distinct: ['businessId', 'livemode'], select: { businessId: true, livemode: true }, take: 100 });
+  const swept = [];
+  for (const tenant of tenants) {
+    const db = deps.tenantDb(tenant);
+    const business = tenant.livemode ? null : await db.business.findUnique({ where: { id: tenant.businessId }, select: { sandboxClockOffsetSeconds: true } });
+    const offsetMs = (business?.sandboxClockOffsetSeconds ?? 0) * 1000;
+    const money = { db, tenant, processor: deps.processors[tenant.livemode ? 'live' : 'test'], now: () => new Date(deps.now().getTime() + offsetMs) };
+    for (const call of await sweepProcessorCalls(money, realNow, deps.processorSweepAfterMs)) {
+      if (call.outcome === 'failed') log.warn({ job: 'money sweep', call: call.idempotencyKey, kind: call.kind, err: call.error }, 'money sweep: a processor call stays unsettled');
+      else if (call.outcome === 'settled') log.info({ job: 'money sweep', call: call.idempotencyKey, kind: call.kind }, 'money sweep: settled a processor call its request left');
+      swept.push({ ...tenant, ...call });
+    }
+  }
+  return swept;
+}
 
 /**
  * The platform's own periodic work, for every business: bookings whose payment hold ran out
  * are canceled, rentals out past their end and grace go late (each through its tenant's
- * scope, like any request), and idempotency keys past their 24 hours are deleted. Any number of processes may run it side by side.
+ * scope, like any request), processor calls whose request died before settling them are
+ * settled from the processor's state (the money sweep), and idempotency keys past their 24
+ * hours are deleted. Any number of processes may run it side by side.
  */
-export function startMaintenance(deps: {
-  prisma: PrismaClient;
-  tenantDb: TenantDbFactory;
-  now: () => Date;
+export function startMaintenance(deps: MoneySweepDeps & {
   /** The message channels of each environment (null: this process delivers no messages). */
   messaging: { test: MessageChannels; live: MessageChannels } | null;
   holdSweepMs: number;
@@ -72,6 +107,7 @@ export function startMaintenance(deps: {
       }
     });
   }
+  every(deps.holdSweepMs, 'money sweep', () => sweepLostProcessorCalls(deps));
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
 
   return {

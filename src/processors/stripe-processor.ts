@@ -26,6 +26,11 @@ export function stripeClient(settings: StripeSettings): Stripe {
   });
 }
 
+/** The metadata field of a refund or an off-session PaymentIntent that holds the call's idempotency key, so a call whose answer was lost can be found. */
+const CALL_KEY = 'idempotency_key';
+/** How far Stripe's clock and ours may disagree when listing what was created since a call. */
+const CLOCK_SLACK_S = 600;
+
 /** What a rental's PaymentIntents carry, so a processor event finds its way back. */
 export const STRIPE_PURPOSE = { rentalPayment: 'rental_payment', depositHold: 'deposit_hold', offSession: 'off_session_charge', identityVerification: 'identity_verification' } as const;
 
@@ -37,7 +42,8 @@ export const STRIPE_PURPOSE = { rentalPayment: 'rental_payment', depositHold: 'd
  *   captured (in part: Stripe lets the rest go) or canceled later;
  * - a post-trip charge or a payment retry is an off-session PaymentIntent on the saved card;
  * - a refund is a Refund of the PaymentIntent.
- * Every call carries the domain's idempotency key. A card Stripe refuses is 402
+ * Every call carries the domain's idempotency key; refunds and off-session PaymentIntents
+ * also keep it in their metadata, which is how a call whose answer was lost is looked up. A card Stripe refuses is 402
  * `card_declined`; anything else Stripe answers or fails to answer is the caller's 502.
  */
 export function stripeProcessor(settings: StripeSettings): PaymentProcessor {
@@ -96,7 +102,10 @@ export function stripeProcessor(settings: StripeSettings): PaymentProcessor {
       return { id: intent.id, clientSecret: intent.client_secret, url: null };
     },
     async refund(request) {
-      const refund = await stripe.refunds.create({ payment_intent: request.processorPaymentId, amount: request.amountCents }, { idempotencyKey: request.idempotencyKey });
+      const refund = await stripe.refunds.create(
+        { payment_intent: request.processorPaymentId, amount: request.amountCents, metadata: { [CALL_KEY]: request.idempotencyKey } },
+        { idempotencyKey: request.idempotencyKey },
+      );
       if (refund.status === 'failed' || refund.status === 'canceled') throw ProcessorErrors.unavailable(`the refund ${refund.status}`);
       return { id: refund.id };
     },
@@ -118,8 +127,49 @@ export function stripeProcessor(settings: StripeSettings): PaymentProcessor {
       }
     },
     async chargeOffSession(request) {
-      const intent = await chargeSavedCard({ ...request, manualCapture: false, metadata: { booking_id: request.bookingId, customer_id: request.customerId, purpose: STRIPE_PURPOSE.offSession } });
+      const metadata = { booking_id: request.bookingId, customer_id: request.customerId, purpose: STRIPE_PURPOSE.offSession, [CALL_KEY]: request.idempotencyKey };
+      const intent = await chargeSavedCard({ ...request, manualCapture: false, metadata });
       return { id: intent.id };
+    },
+    async lookUp(call) {
+      switch (call.kind) {
+        case 'refund': {
+          for await (const refund of stripe.refunds.list({ payment_intent: call.processorPaymentId, limit: 100 })) {
+            if (refund.metadata?.[CALL_KEY] !== call.idempotencyKey) continue;
+            if (refund.status === 'failed' || refund.status === 'canceled') return { status: 'refused', code: refund.failure_reason ?? `refund_${refund.status}`, message: `the refund ${refund.status}` };
+            return refund.status === 'succeeded' ? { status: 'succeeded', id: refund.id } : { status: 'pending' };
+          }
+          return { status: 'absent' };
+        }
+        case 'capture':
+        case 'release': {
+          // One capture and one cancel per hold: the hold's status tells which happened.
+          const hold = await stripe.paymentIntents.retrieve(call.holdId);
+          const done = call.kind === 'capture' ? 'succeeded' : 'canceled';
+          if (hold.status === done) return { status: 'succeeded', id: hold.id };
+          if (hold.status === 'requires_capture') return { status: 'absent' };
+          return { status: 'refused', code: 'payment_intent_unexpected_state', message: `the hold is ${hold.status}` };
+        }
+        case 'charge': {
+          if (!call.paymentReference) return { status: 'absent' };
+          const paid = await stripe.paymentIntents.retrieve(call.paymentReference);
+          const customer = typeof paid.customer === 'string' ? paid.customer : (paid.customer?.id ?? null);
+          if (!customer) return { status: 'absent' };
+          // A customer's own PaymentIntents since the call, listed (Stripe's search may lag behind a write).
+          const since = Math.floor(call.since.getTime() / 1000) - CLOCK_SLACK_S;
+          for await (const intent of stripe.paymentIntents.list({ customer, created: { gte: since }, limit: 100 })) {
+            if (intent.metadata?.[CALL_KEY] !== call.idempotencyKey) continue;
+            if (intent.status === 'succeeded') return { status: 'succeeded', id: intent.id };
+            if (intent.status === 'processing') return { status: 'pending' };
+            // In the terms a declined call is answered in (stripeFailure).
+            const failure = intent.last_payment_error;
+            const reason = failure?.decline_code ?? failure?.code;
+            const message = failure ? `${failure.message ?? 'Your card was declined.'}${reason && reason !== 'card_declined' ? ` (${reason})` : ''}` : `The card needs the customer to authenticate the payment (${intent.status}).`;
+            return { status: 'refused', code: 'card_declined', message };
+          }
+          return { status: 'absent' };
+        }
+      }
     },
   };
   return translatingFailures(processor, stripeFailure);

@@ -6,5 +6,5 @@ export function unconfiguredProcessor(): PaymentProcessor {
   const refuse = async (): Promise<never> => {
     throw ProcessorErrors.notConfigured();
   };
-  return { name: 'unconfigured', createPayment: refuse, refund: refuse, holdDeposit: refuse, captureDeposit: refuse, releaseDeposit: refuse, chargeOffSession: refuse };
+  return { name: 'unconfigured', createPayment: refuse, refund: refuse, holdDeposit: refuse, captureDeposit: refuse, releaseDeposit: refuse, chargeOffSession: refuse, lookUp: refuse };
 }

@@ -77,13 +77,16 @@ function parseForm(body: string): Record<string, unknown> {
 
 export async function startStripeStandIn(options: { secretKey: string; webhookSecret: string }) {
   const intents = new Map<string, Intent>();
-  const refunds = new Map<string, { id: string; object: 'refund'; amount: number; payment_intent: string; status: 'succeeded'; currency: string }>();
+  const refunds = new Map<string, { id: string; object: 'refund'; amount: number; payment_intent: string; status: 'succeeded'; currency: string; metadata: Record<string, string>; failure_reason: null; created: number }>();
   const customers = new Map<string, { id: string; object: 'customer'; metadata: Record<string, string> }>();
   const verificationSessions = new Map<string, VerificationSession>();
   const answered = new Map<string, { status: number; body: unknown }>();
   const requests: StandInRequest[] = [];
-  /** Calls to leave unanswered (the adapter's timeout), by "METHOD /path" prefix, each used once; `processed`: carried out first, as when only the answer is lost. */
-  const hangs: { prefix: string; processed: boolean }[] = [];
+  /**
+   * Calls to leave unanswered (the adapter's timeout), by "METHOD /path" prefix (and `where`,
+   * when given), each used once; `processed`: carried out first, as when only the answer is lost.
+   */
+  const hangs: { prefix: string; processed: boolean; where?: (request: StandInRequest) => boolean }[] = [];
   const sockets = new Set<Socket>();
   const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
   const refundedOf = (pi: string) => [...refunds.values()].filter((r) => r.payment_intent === pi).reduce((sum, r) => sum + r.amount, 0);
@@ -212,11 +215,27 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
       const amount = p.amount === undefined ? left : Number(p.amount);
       if (left <= 0) return refusal(400, { type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge has already been refunded.' });
       if (!(amount > 0 && amount <= left)) return refusal(400, { type: 'invalid_request_error', code: 'amount_too_large', param: 'amount', message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})` });
-      const refund = { id: id('re'), object: 'refund' as const, amount, payment_intent: intent.id, status: 'succeeded' as const, currency: intent.currency };
+      const refund = { id: id('re'), object: 'refund' as const, amount, payment_intent: intent.id, status: 'succeeded' as const, currency: intent.currency, metadata: p.metadata ?? {}, failure_reason: null, created: Math.floor(Date.now() / 1000) };
       refunds.set(refund.id, refund);
       return { status: 200, body: refund };
     }
+    if (method === 'GET' && path === '/v1/refunds') {
+      return list(path, [...refunds.values()].filter((r) => !p.payment_intent || r.payment_intent === p.payment_intent), p);
+    }
+    if (method === 'GET' && path === '/v1/payment_intents') {
+      const since = p.created?.gte === undefined ? -Infinity : Number(p.created.gte);
+      return list(path, [...intents.values()].filter((i) => (!p.customer || i.customer === p.customer) && i.created >= since), p);
+    }
     return refusal(404, { type: 'invalid_request_error', code: 'resource_missing', message: `Unrecognized request URL (${method}: ${path}).` });
+  }
+
+  /** One page of a list, newest first, as Stripe pages them (`limit`, `starting_after`, `has_more`). */
+  function list(path: string, items: { id: string; created: number }[], p: Record<string, any>) {
+    const newestFirst = items.reverse();
+    const after = p.starting_after ? newestFirst.findIndex((i) => i.id === p.starting_after) + 1 : 0;
+    const limit = p.limit === undefined ? 10 : Number(p.limit);
+    const page = newestFirst.slice(after, after + limit);
+    return { status: 200, body: { object: 'list', data: page, has_more: after + limit < newestFirst.length, url: path } };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -226,10 +245,11 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const method = req.method ?? 'GET';
     const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
-    const params = method === 'GET' ? Object.fromEntries(url.searchParams) : parseForm(raw);
-    requests.push({ method, path: url.pathname, idempotencyKey, params, raw });
+    const params = parseForm(method === 'GET' ? url.search.slice(1) : raw);
+    const request = { method, path: url.pathname, idempotencyKey, params, raw };
+    requests.push(request);
     const call = `${method} ${url.pathname}`;
-    const hang = hangs.findIndex((h) => call.startsWith(h.prefix));
+    const hang = hangs.findIndex((h) => call.startsWith(h.prefix) && (!h.where || h.where(request)));
     const hung = hang >= 0 ? hangs.splice(hang, 1)[0] : null;
     if (hung && !hung.processed) return; // never answered: the adapter's timeout decides
     let answer: { status: number; body: unknown };
@@ -275,10 +295,12 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
     requests,
     intents,
     refunds,
-    /** Leave the next call starting with "METHOD /path" unanswered; `processed`: carry it out, lose only the answer. */
-    hangNext(prefix: string, processed = false) {
-      hangs.push({ prefix, processed });
+    /** Leave the next call starting with "METHOD /path" (and matching `where`) unanswered; `processed`: carry it out, lose only the answer. */
+    hangNext(prefix: string, processed = false, where?: (request: StandInRequest) => boolean) {
+      hangs.push({ prefix, processed, where });
     },
+    /** How many held calls have not arrived yet. */
+    hangsLeft: () => hangs.length,
     /** The customer pays a checkout's PaymentIntent in their browser; the event Stripe then sends. */
     customerPays(paymentIntentId: string, card: TestCard) {
       const intent = intents.get(paymentIntentId);

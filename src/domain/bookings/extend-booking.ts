@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { Booking, Vehicle } from '../../generated/prisma/client.ts';
+import type { Booking, ProcessorCall, Vehicle } from '../../generated/prisma/client.ts';
 import { isExclusionViolation } from '../../db/database-errors.ts';
 import { loadSettings } from '../business/business-settings.ts';
 import { originOf, type EventOrigin } from '../events/event.service.ts';
 import { PaymentErrors, ProcessorErrors } from '../payments/payment.errors.ts';
+import { recordProcessorCall, settledHere, takeProcessorCall, type CallRecovery, type MoneyContext } from '../payments/processor-calls.ts';
 import { recordTransaction, settleTransaction } from '../payments/transactions.ts';
 import { priceOrReject } from '../quotes/price-vehicle.ts';
 import type { Price } from '../quotes/pricing.ts';
@@ -23,6 +24,8 @@ import { readBooking } from './get-booking.ts';
 const MAX_RENTAL_MS = 366 * 86_400_000;
 /** The reason of an extension attempt the processor declined (one idempotency key each). */
 const DECLINED = 'declined';
+/** The reason of one it did not answer (the next attempt repeats its key). */
+const UNANSWERED = 'processor_unavailable';
 
 export const extendBookingInput = z
   .object({ endAt: rentalPeriodFields.endAt.meta({ description: 'The new end of the rental, later than the current end_at; at most 366 days after start_at.' }) })
@@ -50,23 +53,47 @@ function extendedSnapshot(price: Price, booking: Booking, extraCents: number) {
   return { days, rentalCents, unlimitedMilesFeeCents, includedMiles, totalCents: booking.totalCents + extraCents };
 }
 
+/** What confirming an extension writes: the new end and the booking's new price snapshot. */
+interface Extension {
+  previousEndAt: Date;
+  endAt: Date;
+  snapshot: ReturnType<typeof extendedSnapshot>;
+}
+
 interface Reservation {
   booking: Booking;
-  transactionId: string | null;
+  /** The extension transaction and its processor call; null when the extra time costs nothing. */
+  charge: { transactionId: string; callKey: string; paymentReference: string | null } | null;
 }
 
 /**
  * Reserve the longer period: the booking's new end is written (the exclusion constraint
- * refuses an overlap) together with a pending extension transaction, in one transaction.
+ * refuses an overlap) together with a pending extension transaction and its processor call
+ * (on record for the money sweep), in one transaction.
  */
-async function reserve(ctx: DomainContext, origin: EventOrigin, booking: Booking, endAt: Date, extraCents: number): Promise<Reservation> {
+async function reserve(ctx: DomainContext, origin: EventOrigin, booking: Booking, extension: Extension, extraCents: number): Promise<Reservation> {
+  const { endAt } = extension;
   try {
     return await ctx.db.$transaction(async (tx) => {
       const reserved = await applyBookingAction(tx, origin, booking, 'reserve_extension', { endAt });
-      if (extraCents === 0) return { booking: reserved, transactionId: null };
+      if (extraCents === 0) return { booking: reserved, charge: null };
       const transactionId = newId('transaction');
       await recordTransaction(tx, origin, { id: transactionId, bookingId: booking.id, type: 'extension', status: 'pending', amountCents: extraCents, currency: booking.currency, reason: `extension to ${endAt.toISOString()}` });
-      return { booking: reserved, transactionId };
+      // One key per extension the processor answered: a declined one is final, an unanswered one is repeated as it was.
+      const declined = await tx.transaction.count({ where: { bookingId: booking.id, type: 'extension', status: 'failed', reason: DECLINED } });
+      const payment = await tx.payment.findUnique({ where: { bookingId: booking.id }, select: { processorPaymentId: true } });
+      const charge = { transactionId, callKey: `extension:${booking.id}:${booking.endAt.getTime()}:${endAt.getTime()}:${declined}`, paymentReference: payment?.processorPaymentId ?? null };
+      await recordProcessorCall(tx, origin, {
+        kind: 'extension',
+        bookingId: booking.id,
+        subjectId: transactionId,
+        idempotencyKey: charge.callKey,
+        reference: charge.paymentReference,
+        amountCents: extraCents,
+        currency: booking.currency,
+        details: { previousEndAt: extension.previousEndAt.toISOString(), endAt: endAt.toISOString(), ...extension.snapshot },
+      });
+      return { booking: reserved, charge };
     });
   } catch (err) {
     if (isExclusionViolation(err)) throw BookingErrors.vehicleUnavailable(`Vehicle ${booking.vehicleId} is booked for part of ${booking.endAt.toISOString()} – ${endAt.toISOString()}; the booking keeps its end.`);
@@ -78,10 +105,10 @@ async function reserve(ctx: DomainContext, origin: EventOrigin, booking: Booking
  * Run `write` on the booking as it is now, again if it changed meanwhile (the processor's
  * answer must be recorded whatever else happened to the booking during the call).
  */
-async function onCurrentBooking<T>(ctx: DomainContext, bookingId: string, write: (tx: Db, booking: Booking) => Promise<T>): Promise<T> {
+async function onCurrentBooking<T>(m: MoneyContext, bookingId: string, write: (tx: Db, booking: Booking) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.$transaction(async (tx) => write(tx, await tx.booking.findUniqueOrThrow({ where: { id: bookingId } })));
+      return await m.db.$transaction(async (tx) => write(tx, await tx.booking.findUniqueOrThrow({ where: { id: bookingId } })));
     } catch (err) {
       const raced = err instanceof DomainError && err.code === 'invalid_state_transition';
       if (!raced || attempt >= 3) throw err;
@@ -90,13 +117,29 @@ async function onCurrentBooking<T>(ctx: DomainContext, bookingId: string, write:
 }
 
 /** The charge did not happen: the booking ends where it did before, the attempt is failed. */
-async function giveBack(ctx: DomainContext, origin: EventOrigin, reservation: Reservation, previousEnd: Date, reason: string) {
-  await onCurrentBooking(ctx, reservation.booking.id, async (tx, current) => {
-    if (current.endAt.getTime() === reservation.booking.endAt.getTime()) await applyBookingAction(tx, origin, current, 'release_extension', { endAt: previousEnd });
-    if (reservation.transactionId) {
-      await settleTransaction(tx, reservation.transactionId, 'failed');
-      await tx.transaction.update({ where: { id: reservation.transactionId }, data: { reason } });
+async function giveBack(m: MoneyContext, origin: EventOrigin, bookingId: string, extension: Pick<Extension, 'previousEndAt' | 'endAt'>, charge: Reservation['charge'], reason: string) {
+  await onCurrentBooking(m, bookingId, async (tx, current) => {
+    if (charge) await takeProcessorCall(tx, charge.callKey);
+    if (current.endAt.getTime() === extension.endAt.getTime()) await applyBookingAction(tx, origin, current, 'release_extension', { endAt: extension.previousEndAt });
+    if (charge) {
+      await settleTransaction(tx, charge.transactionId, 'failed');
+      await tx.transaction.update({ where: { id: charge.transactionId }, data: { reason } });
     }
+  });
+}
+
+/** The extra time is paid (or cost nothing): the booking's new end and price are confirmed (booking.extended). */
+async function confirm(m: MoneyContext, origin: EventOrigin, bookingId: string, extension: Extension, charge: Reservation['charge']) {
+  const { settings } = await loadSettings(m);
+  const graceMs = settings.return_rules.grace_minutes * 60_000;
+  await onCurrentBooking(m, bookingId, async (tx, current) => {
+    if (charge) {
+      await takeProcessorCall(tx, charge.callKey);
+      await settleTransaction(tx, charge.transactionId, 'succeeded');
+    }
+    // A late rental extended past the present is on time again.
+    const backOnTime = current.state === 'late' && extension.endAt.getTime() + graceMs > m.now().getTime();
+    await applyBookingAction(tx, origin, current, backOnTime ? 'extend_late_rental' : 'confirm_extension', { endAt: extension.endAt, ...extension.snapshot });
   });
 }
 
@@ -113,39 +156,45 @@ export async function extendBooking(ctx: DomainContext, bookingId: string, endAt
   const price = priceOrReject(bookedRates(booking, vehicle), { startAt: booking.startAt, endAt }, booking.unlimitedMiles);
   // Never less than nothing: an extension is not a refund, whatever a longer period's rules give.
   const extraCents = Math.max(0, price.totalCents - booking.totalCents);
+  const extension: Extension = { previousEndAt: booking.endAt, endAt, snapshot: extendedSnapshot(price, booking, extraCents) };
   const origin = originOf(ctx);
   await expireHolds(ctx.db, ctx.now(), { vehicleId: booking.vehicleId });
 
-  const reservation = await reserve(ctx, origin, booking, endAt, extraCents);
-  if (reservation.transactionId) {
-    // One key per extension the processor answered: a declined one is final, an unanswered one is repeated as it was.
-    const declined = await ctx.db.transaction.count({ where: { bookingId: booking.id, type: 'extension', status: 'failed', reason: DECLINED } });
-    const payment = await ctx.db.payment.findUnique({ where: { bookingId: booking.id }, select: { processorPaymentId: true } });
+  const { charge } = await reserve(ctx, origin, booking, extension, extraCents);
+  if (charge) {
     try {
       await ctx.processor.chargeOffSession({
         bookingId: booking.id,
         customerId: booking.customerId,
-        paymentReference: payment?.processorPaymentId ?? null,
+        paymentReference: charge.paymentReference,
         amountCents: extraCents,
         currency: booking.currency,
-        idempotencyKey: `extension:${booking.id}:${booking.endAt.getTime()}:${endAt.getTime()}:${declined}`,
+        idempotencyKey: charge.callKey,
       });
     } catch (err) {
       const refused = err instanceof DomainError && err.type === 'payment_error';
-      await giveBack(ctx, origin, reservation, booking.endAt, refused ? DECLINED : 'processor_unavailable');
-      throw err;
+      if (await settledHere(giveBack(ctx, origin, booking.id, extension, charge, refused ? DECLINED : UNANSWERED))) throw err;
+      return ctx.db.booking.findUniqueOrThrow({ ...(query as object), where: { id: booking.id } });
     }
   }
-
-  const { settings } = await loadSettings(ctx);
-  const graceMs = settings.return_rules.grace_minutes * 60_000;
-  await onCurrentBooking(ctx, booking.id, async (tx, current) => {
-    if (reservation.transactionId) await settleTransaction(tx, reservation.transactionId, 'succeeded');
-    // A late rental extended past the present is on time again.
-    const backOnTime = current.state === 'late' && endAt.getTime() + graceMs > ctx.now().getTime();
-    await applyBookingAction(tx, origin, current, backOnTime ? 'extend_late_rental' : 'confirm_extension', { endAt, ...extendedSnapshot(price, booking, extraCents) });
-  });
+  await settledHere(confirm(ctx, origin, booking.id, extension, charge));
   return ctx.db.booking.findUniqueOrThrow({ ...(query as object), where: { id: booking.id } });
+}
+
+/** An extension's charge whose request died before settling it: confirmed or given back as the processor says; one it never received is given back. */
+export const extensionRecovery: CallRecovery = {
+  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.id, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
+  succeeded: (m, origin, call) => confirm(m, origin, call.bookingId, extensionOf(call), chargeOf(call)),
+  refused: (m, origin, call) => giveBack(m, origin, call.bookingId, extensionOf(call), chargeOf(call), DECLINED),
+  whenAbsent: { unanswered: (m, origin, call) => giveBack(m, origin, call.bookingId, extensionOf(call), chargeOf(call), UNANSWERED) },
+};
+
+const chargeOf = (call: ProcessorCall) => ({ transactionId: call.subjectId, callKey: call.id, paymentReference: call.reference });
+
+function extensionOf(call: ProcessorCall): Extension {
+  const d = call.details as Record<string, string | number | null>;
+  const snapshot = { days: Number(d.days), rentalCents: Number(d.rentalCents), unlimitedMilesFeeCents: Number(d.unlimitedMilesFeeCents), includedMiles: d.includedMiles === null ? null : Number(d.includedMiles), totalCents: Number(d.totalCents) };
+  return { previousEndAt: new Date(String(d.previousEndAt)), endAt: new Date(String(d.endAt)), snapshot };
 }
 
 export const extendBookingOperation = defineOperation({

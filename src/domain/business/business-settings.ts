@@ -63,7 +63,7 @@ export async function settingsOf(db: Pick<Db, 'business'>, businessId: string, l
  * currency and time zone (which dates rental days for weekend and seasonal rates), in one
  * read of the environment's own settings column.
  */
-export async function loadSettings(ctx: DomainContext) {
+export async function loadSettings(ctx: Pick<DomainContext, 'db' | 'tenant'>) {
   const column = settingsColumn(ctx.tenant.livemode);
   const business = (await ctx.db.business.findUnique({ where: { id: ctx.tenant.businessId }, select: { [column]: true, currency: true, timezone: true } })) as
     | ({ currency: string; timezone: string } & Partial<Record<typeof column, unknown>>)

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { originOf } from '../events/event.service.ts';
+import { originOf, type EventOrigin } from '../events/event.service.ts';
 import { PaymentErrors, ProcessorErrors } from '../payments/payment.errors.ts';
+import { recordProcessorCall, settledHere, takeProcessorCall, type CallRecovery, type MoneyContext } from '../payments/processor-calls.ts';
+import { recordTransaction } from '../payments/transactions.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import { DomainError } from '../shared/errors.ts';
 import { found } from '../shared/found.ts';
@@ -9,7 +11,7 @@ import { defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { ChargeErrors } from './charge.errors.ts';
 import { recordChargeFailure, recordChargeSuccess } from './charge-outcomes.ts';
-import { chargeLifecycle } from './charge-state.ts';
+import { chargeLifecycle, chargeMachine } from './charge-state.ts';
 
 export const collectCharge = defineOperation({
   name: 'collectCharge',
@@ -23,30 +25,34 @@ export const collectCharge = defineOperation({
   async run(ctx, args) {
     const charge = await found(ctx.db.charge.findUnique({ where: { id: args.id } }), 'charge', args.id);
     const origin = originOf(ctx);
-    // Its compare-and-set makes this request the only one collecting it.
-    const collecting = await ctx.db.$transaction((tx) => runAction(tx, origin, chargeLifecycle, charge, 'collect'));
-    // One key per attempt the processor answered: a declined attempt is final, an unanswered one is repeated as it was.
-    const declined = await ctx.db.transaction.count({ where: { chargeId: charge.id, type: 'charge', status: 'failed' } });
-    const payment = await ctx.db.payment.findUnique({ where: { bookingId: charge.bookingId }, select: { processorPaymentId: true } });
+    // Its compare-and-set makes this request the only one collecting it; the call is on record for the money sweep.
+    const { callKey, paymentReference } = await ctx.db.$transaction(async (tx) => {
+      await runAction(tx, origin, chargeLifecycle, charge, 'collect');
+      // One key per attempt the processor answered: a declined attempt is final, an unanswered one is repeated as it was.
+      const declined = await tx.transaction.count({ where: { chargeId: charge.id, type: 'charge', status: 'failed' } });
+      const payment = await tx.payment.findUnique({ where: { bookingId: charge.bookingId }, select: { processorPaymentId: true } });
+      const call = { callKey: `collect:${charge.id}:${declined}`, paymentReference: payment?.processorPaymentId ?? null };
+      await recordProcessorCall(tx, origin, { kind: 'charge_collection', bookingId: charge.bookingId, subjectId: charge.id, idempotencyKey: call.callKey, reference: call.paymentReference, amountCents: charge.amountCents, currency: charge.currency });
+      return call;
+    });
     let paid: { id: string };
     try {
       paid = await ctx.processor.chargeOffSession({
         bookingId: charge.bookingId,
         customerId: charge.customerId,
-        paymentReference: payment?.processorPaymentId ?? null,
+        paymentReference,
         amountCents: charge.amountCents,
         currency: charge.currency,
-        idempotencyKey: `collect:${charge.id}:${declined}`,
+        idempotencyKey: callKey,
       });
     } catch (err) {
-      if (err instanceof DomainError && err.type === 'payment_error') {
-        await ctx.db.$transaction((tx) => recordChargeFailure(tx, origin, collecting, err.code));
-        throw err;
-      }
-      await ctx.db.$transaction((tx) => runAction(tx, origin, chargeLifecycle, collecting, 'interrupt'));
-      throw err;
+      const refused = err instanceof DomainError && err.type === 'payment_error';
+      const settlement = refused ? failCollection(ctx, origin, charge.id, callKey, err.code) : interruptCollection(ctx, origin, charge.id, callKey);
+      if (await settledHere(settlement)) throw err;
+      return ctx.db.charge.findUniqueOrThrow({ where: { id: charge.id } });
     }
-    return (await ctx.db.$transaction((tx) => recordChargeSuccess(tx, origin, collecting, paid.id))).charge;
+    await settledHere(collectionSucceeded(ctx, origin, charge.id, callKey, paid.id));
+    return ctx.db.charge.findUniqueOrThrow({ where: { id: charge.id } });
   },
   // A decline the first run recorded answers its 402 again; otherwise the charge as it is (a
   // collection its process died in is settled by the service from the processor's state).
@@ -59,3 +65,41 @@ export const collectCharge = defineOperation({
     return charge;
   },
 });
+
+/** The card was charged: the charge succeeded (charge.succeeded) with its transaction. */
+function collectionSucceeded(m: MoneyContext, origin: EventOrigin, chargeId: string, callKey: string, processorPaymentId: string) {
+  return m.db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, callKey);
+    const charge = await tx.charge.findUniqueOrThrow({ where: { id: chargeId } });
+    if (chargeMachine.can({ state: charge.state, id: charge.id }, 'succeed')) return void (await recordChargeSuccess(tx, origin, charge, processorPaymentId));
+    // A dispute opened while the card was charged keeps the charge disputed: the money moved, the dispute decides.
+    await tx.charge.update({ where: { id: charge.id }, data: { processorPaymentId } });
+    await recordTransaction(tx, origin, { bookingId: charge.bookingId, chargeId: charge.id, type: 'charge', status: 'succeeded', amountCents: charge.amountCents, currency: charge.currency });
+  });
+}
+
+/** The card was declined: the charge failed (charge.failed) and the booking needs a human. */
+function failCollection(m: MoneyContext, origin: EventOrigin, chargeId: string, callKey: string, failureCode: string) {
+  return m.db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, callKey);
+    const charge = await tx.charge.findUniqueOrThrow({ where: { id: chargeId } });
+    if (chargeMachine.can({ state: charge.state, id: charge.id }, 'fail')) await recordChargeFailure(tx, origin, charge, failureCode);
+  });
+}
+
+/** Unanswered: the charge is pending again, and the next collection repeats this attempt's key. */
+function interruptCollection(m: MoneyContext, origin: EventOrigin, chargeId: string, callKey: string) {
+  return m.db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, callKey);
+    const charge = await tx.charge.findUniqueOrThrow({ where: { id: chargeId } });
+    if (chargeMachine.can({ state: charge.state, id: charge.id }, 'interrupt')) await runAction(tx, origin, chargeLifecycle, charge, 'interrupt');
+  });
+}
+
+/** A collection whose request died before settling it: settled as the processor says; one it never received leaves the charge pending, as unanswered. */
+export const collectionRecovery: CallRecovery = {
+  lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.id, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
+  succeeded: (m, origin, call, processorId) => collectionSucceeded(m, origin, call.subjectId, call.id, processorId),
+  refused: (m, origin, call, failure) => failCollection(m, origin, call.subjectId, call.id, failure.code),
+  whenAbsent: { unanswered: (m, origin, call) => interruptCollection(m, origin, call.subjectId, call.id) },
+};

@@ -4,7 +4,8 @@ import { readBooking } from '../bookings/get-booking.ts';
 import { flagProblemIfAllowed } from '../bookings/booking-lifecycle.ts';
 import { ChargeErrors } from '../charges/charge.errors.ts';
 import { chargeLifecycle, chargeMachine } from '../charges/charge-state.ts';
-import { originOf } from '../events/event.service.ts';
+import { originOf, type EventOrigin } from '../events/event.service.ts';
+import { recordProcessorCall, settledHere, takeProcessorCall, type CallRecovery, type MoneyContext } from '../payments/processor-calls.ts';
 import { PaymentErrors, ProcessorErrors } from '../payments/payment.errors.ts';
 import { recordTransaction, settleTransaction } from '../payments/transactions.ts';
 import { CommonErrors, validationError } from '../shared/common.errors.ts';
@@ -50,41 +51,68 @@ export const captureBookingDeposit = defineOperation({
 
     const origin = originOf(ctx);
     const transactionId = newId('transaction');
-    const full = amount === deposit.amountCents;
+    const callKey = `capture:${transactionId}`;
+    const holdId = deposit.processorHoldId ?? deposit.id;
     // Reserve: the deposit's compare-and-set allows one capture; the charge is being collected.
     await ctx.db.$transaction(async (tx) => {
-      await runAction(tx, origin, depositLifecycle, record, full ? 'capture' : 'capture_partially', { capturedCents: amount });
+      await runAction(tx, origin, depositLifecycle, record, amount === deposit.amountCents ? 'capture' : 'capture_partially', { capturedCents: amount });
       await recordTransaction(tx, origin, { id: transactionId, bookingId: booking.id, chargeId: charge?.id, type: 'deposit_capture', status: 'pending', amountCents: amount, currency: deposit.currency, reason: input.reason ?? null });
+      await recordProcessorCall(tx, origin, { kind: 'deposit_capture', bookingId: booking.id, subjectId: transactionId, idempotencyKey: callKey, reference: holdId, amountCents: amount, currency: deposit.currency });
       if (charge) await runAction(tx, origin, chargeLifecycle, charge, 'collect');
     });
 
     try {
-      await ctx.processor.captureDeposit({ holdId: deposit.processorHoldId ?? deposit.id, amountCents: amount, idempotencyKey: `capture:${transactionId}` });
+      await ctx.processor.captureDeposit({ holdId, amountCents: amount, idempotencyKey: callKey });
     } catch (err) {
-      await ctx.db.$transaction(async (tx) => {
-        const current = await tx.deposit.findUniqueOrThrow({ where: { id: deposit.id } });
-        await runAction(tx, origin, depositLifecycle, { ...current, bookingState: booking.state }, 'reverse_capture', { capturedCents: 0 });
-        await settleTransaction(tx, transactionId, 'failed');
-        if (charge) {
-          // The charge was not collected: failed, and the booking needs a human (the contract's "Money").
-          const collecting = await tx.charge.findUniqueOrThrow({ where: { id: charge.id } });
-          if (chargeMachine.can({ state: collecting.state, id: collecting.id }, 'fail')) await runAction(tx, origin, chargeLifecycle, collecting, 'fail', { failureCode: 'deposit_capture_failed' });
-          await flagProblemIfAllowed(tx, origin, await tx.booking.findUniqueOrThrow({ where: { id: booking.id } }));
-        }
-      });
-      throw err;
+      if (await settledHere(reverseCapture(ctx, origin, transactionId, callKey))) throw err;
+      return ctx.db.deposit.findUniqueOrThrow({ ...query, where: { id: deposit.id } });
     }
-
-    await ctx.db.$transaction(async (tx) => {
-      await settleTransaction(tx, transactionId, 'succeeded');
-      // A partial capture lets the rest of the hold go.
-      if (!full) await recordTransaction(tx, origin, { bookingId: booking.id, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents - amount, currency: deposit.currency });
-      if (charge) {
-        const collecting = await tx.charge.findUniqueOrThrow({ where: { id: charge.id } });
-        // A dispute opened meanwhile keeps the charge disputed; the capture stands and the dispute decides.
-        if (chargeMachine.can({ state: collecting.state, id: collecting.id }, 'succeed')) await runAction(tx, origin, chargeLifecycle, collecting, 'succeed', { failureCode: null });
-      }
-    });
+    await settledHere(settleCapture(ctx, origin, transactionId, callKey));
     return ctx.db.deposit.findUniqueOrThrow({ ...query, where: { id: deposit.id } });
   },
 });
+
+/** The processor captured it: the transaction succeeded, the rest of a partial hold was let go, a charge it pays is collected. */
+function settleCapture(m: MoneyContext, origin: EventOrigin, transactionId: string, callKey: string) {
+  return m.db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, callKey);
+    await settleTransaction(tx, transactionId, 'succeeded');
+    const capture = await tx.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+    const deposit = await tx.deposit.findUniqueOrThrow({ where: { bookingId: capture.bookingId } });
+    // A partial capture lets the rest of the hold go.
+    if (capture.amountCents < deposit.amountCents) {
+      await recordTransaction(tx, origin, { bookingId: capture.bookingId, type: 'deposit_release', status: 'succeeded', amountCents: deposit.amountCents - capture.amountCents, currency: deposit.currency });
+    }
+    if (capture.chargeId) {
+      const collecting = await tx.charge.findUniqueOrThrow({ where: { id: capture.chargeId } });
+      // A dispute opened meanwhile keeps the charge disputed; the capture stands and the dispute decides.
+      if (chargeMachine.can({ state: collecting.state, id: collecting.id }, 'succeed')) await runAction(tx, origin, chargeLifecycle, collecting, 'succeed', { failureCode: null });
+    }
+  });
+}
+
+/** The processor did not capture it: the deposit is secured again (deposit.capture_failed); a charge it was paying failed, and the booking needs a human. */
+function reverseCapture(m: MoneyContext, origin: EventOrigin, transactionId: string, callKey: string) {
+  return m.db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, callKey);
+    const capture = await tx.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+    const booking = await tx.booking.findUniqueOrThrow({ where: { id: capture.bookingId } });
+    const current = await tx.deposit.findUniqueOrThrow({ where: { bookingId: booking.id } });
+    await runAction(tx, origin, depositLifecycle, { ...current, bookingState: booking.state }, 'reverse_capture', { capturedCents: 0 });
+    await settleTransaction(tx, transactionId, 'failed');
+    if (capture.chargeId) {
+      // The charge was not collected: failed, and the booking needs a human (the contract's "Money").
+      const collecting = await tx.charge.findUniqueOrThrow({ where: { id: capture.chargeId } });
+      if (chargeMachine.can({ state: collecting.state, id: collecting.id }, 'fail')) await runAction(tx, origin, chargeLifecycle, collecting, 'fail', { failureCode: 'deposit_capture_failed' });
+      await flagProblemIfAllowed(tx, origin, booking);
+    }
+  });
+}
+
+/** A capture whose request died before settling it: the business decided it, so one never received is made now, under its key. */
+export const captureRecovery: CallRecovery = {
+  lostCall: (call) => ({ kind: 'capture', idempotencyKey: call.id, holdId: call.reference ?? '', amountCents: call.amountCents }),
+  succeeded: (m, origin, call) => settleCapture(m, origin, call.subjectId, call.id),
+  refused: (m, origin, call) => reverseCapture(m, origin, call.subjectId, call.id),
+  whenAbsent: { resume: (m, call) => m.processor.captureDeposit({ holdId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.id }) },
+};

@@ -1,11 +1,12 @@
 import type { OwnerLookup } from '../../db/owner-lookup.ts';
-import type { TenantDbFactory } from '../../db/tenant-db.ts';
+import type { TenantDb, TenantDbFactory } from '../../db/tenant-db.ts';
 import { isUniqueViolation } from '../../db/database-errors.ts';
 import { bookingMachine } from '../bookings/booking-state.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import { recordPaymentFailure, recordPaymentSuccess, type PaymentFailure } from './payment-outcomes.ts';
 import { paymentMachine } from './payment-state.ts';
 import type { PaymentProcessor } from './processor.ts';
+import { recordProcessorCall, settledHere, takeProcessorCall, type CallRecovery } from './processor-calls.ts';
 
 /**
  * What a processor's event says about a rental's payment, in the domain's terms (the
@@ -72,6 +73,15 @@ export async function applyProcessorEvent(
         else if (payment.state === 'canceled') {
           // The customer paid a booking no longer waiting for it: the money goes back (below, once recorded).
           await tx.processorEvent.update({ where: { id: event.id }, data: { outcome: LATE_PAYMENT } });
+          await recordProcessorCall(tx, origin, {
+            kind: 'late_payment_refund',
+            bookingId: booking.id,
+            subjectId: event.id,
+            idempotencyKey: latePaymentKey(event.id),
+            reference: event.processorPaymentId,
+            amountCents: payment.amountCents,
+            currency: payment.currency,
+          });
           return { outcome: LATE_PAYMENT, bookingId: booking.id, lateAmountCents: payment.amountCents };
         } else outcome = `ignored: the payment is '${payment.state}' and the booking '${booking.state}'`;
       } else if (paymentMachine.can(payment, 'fail') && payment.state !== 'succeeded' && bookingMachine.can(booking, 'payment_failed')) {
@@ -87,13 +97,33 @@ export async function applyProcessorEvent(
   }
   if (result.lateAmountCents) {
     // Keyed by the event: a redelivery after a failed refund refunds once. If the processor
-    // fails, the event's record is removed so that the processor's own retry tries again.
+    // fails, the event's record is removed so that the processor's own retry tries again; if
+    // this process dies first, the money sweep carries the refund out.
+    const key = latePaymentKey(event.id);
     try {
-      await deps.processorOf(tenant.livemode).refund({ processorPaymentId: event.processorPaymentId, amountCents: result.lateAmountCents, idempotencyKey: `late-payment:${event.id}` });
+      await deps.processorOf(tenant.livemode).refund({ processorPaymentId: event.processorPaymentId, amountCents: result.lateAmountCents, idempotencyKey: key });
     } catch (err) {
-      await db.processorEvent.deleteMany({ where: { id: event.id } });
-      throw err;
+      if (await settledHere(forgetEvent(db, event.id, key))) throw err;
+      return { outcome: result.outcome, bookingId: result.bookingId };
     }
+    await settledHere(db.$transaction((tx) => takeProcessorCall(tx, key)));
   }
   return { outcome: result.outcome, bookingId: result.bookingId };
 }
+
+const latePaymentKey = (eventId: string) => `late-payment:${eventId}`;
+
+/** The late payment was not given back: the event is forgotten, so the processor's next delivery of it tries again. */
+const forgetEvent = (db: TenantDb, eventId: string, key: string) =>
+  db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, key);
+    await tx.processorEvent.deleteMany({ where: { id: eventId } });
+  });
+
+/** A late payment's refund whose process died before it was carried out: owed, so one never received is made now. */
+export const latePaymentRecovery: CallRecovery = {
+  lostCall: (call) => ({ kind: 'refund', idempotencyKey: call.id, processorPaymentId: call.reference ?? '', amountCents: call.amountCents }),
+  succeeded: (m, _origin, call) => m.db.$transaction((tx) => takeProcessorCall(tx, call.id)),
+  refused: (m, _origin, call) => forgetEvent(m.db, call.subjectId, call.id),
+  whenAbsent: { resume: (m, call) => m.processor.refund({ processorPaymentId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.id }) },
+};

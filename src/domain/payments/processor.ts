@@ -25,7 +25,30 @@ export interface PaymentProcessor {
   chargeOffSession(request: { bookingId: string; customerId: string; paymentReference: string | null; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ id: string }>;
   /** Let a held deposit go (harmless to repeat). */
   releaseDeposit(request: { holdId: string; idempotencyKey: string }): Promise<void>;
+  /**
+   * What became of a call whose answer was lost (the process that made it died): carried
+   * out, refused, still being decided, or never received. It only asks; nothing moves.
+   */
+  lookUp(call: LostCall): Promise<CallOutcome>;
 }
+
+/** A call made earlier, described as it was made (the same idempotency key, the same object). */
+export type LostCall =
+  | { kind: 'refund'; idempotencyKey: string; processorPaymentId: string; amountCents: number }
+  | { kind: 'capture'; idempotencyKey: string; holdId: string; amountCents: number }
+  | { kind: 'release'; idempotencyKey: string; holdId: string }
+  /** An off-session charge of the card `paymentReference` was paid with, made at or after `since`. */
+  | { kind: 'charge'; idempotencyKey: string; paymentReference: string | null; amountCents: number; currency: string; since: Date };
+
+export type CallOutcome =
+  /** Carried out: `id` is what the call answered (the refund, the capture, the payment). */
+  | { status: 'succeeded'; id: string }
+  /** Received and refused (a declined card, a hold already gone). */
+  | { status: 'refused'; code: string; message: string }
+  /** Received, not decided yet (a refund or payment still processing): ask again later. */
+  | { status: 'pending' }
+  /** Never received: nothing moved. */
+  | { status: 'absent' };
 
 export interface ProcessorPayment {
   /** The processor's id of the payment (pi_...). */

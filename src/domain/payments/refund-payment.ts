@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Payment } from '../../generated/prisma/client.ts';
+import type { Payment, ProcessorCall } from '../../generated/prisma/client.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import { loadSettings } from '../business/business-settings.ts';
 import { refundDue } from './payment-cancel.ts';
 import { readBooking } from '../bookings/get-booking.ts';
@@ -17,6 +18,7 @@ import { id, money } from '../shared/validation.ts';
 import { PaymentErrors, ProcessorErrors } from './payment.errors.ts';
 import { paymentLifecycle, paymentMachine } from './payment-state.ts';
 import { recordTransaction, settleTransaction } from './transactions.ts';
+import { recordProcessorCall, settledHere, takeProcessorCall, type CallRecovery, type MoneyContext } from './processor-calls.ts';
 
 const refundInput = z
   .object({
@@ -32,45 +34,73 @@ export interface RefundReservation {
   bookingId: string;
   processorPaymentId: string;
   amountCents: number;
+  /** The refund's idempotency key at the processor, on record until the refund is settled. */
+  callKey: string;
 }
 
 /**
  * Reserve a refund in the caller's transaction: the payment's compare-and-set serializes
  * refunds, and the database's check stops any that would exceed the payment. A pending refund
- * transaction records it until the processor has answered.
+ * transaction records it until the processor has answered, and the processor call is on
+ * record for the money sweep should this process die before then.
  */
 export async function reserveRefund(tx: Db, origin: EventOrigin, payment: Payment, amountCents: number, reason: string | null): Promise<RefundReservation & { payment: Payment }> {
   const refunded = payment.amountRefundedCents + amountCents;
   const updated = await runAction(tx, origin, paymentLifecycle, payment, refunded >= payment.amountCents ? 'refund_fully' : 'refund_partially', { amountRefundedCents: refunded });
   const transactionId = newId('transaction');
   await recordTransaction(tx, origin, { id: transactionId, bookingId: payment.bookingId, type: 'refund', status: 'pending', amountCents, currency: payment.currency, reason });
-  return { transactionId, paymentId: payment.id, bookingId: payment.bookingId, processorPaymentId: payment.processorPaymentId ?? payment.id, amountCents, payment: updated };
+  const reservation = { transactionId, paymentId: payment.id, bookingId: payment.bookingId, processorPaymentId: payment.processorPaymentId ?? payment.id, amountCents, callKey: `refund:${transactionId}` };
+  await recordProcessorCall(tx, origin, { kind: 'refund', bookingId: payment.bookingId, subjectId: transactionId, idempotencyKey: reservation.callKey, reference: reservation.processorPaymentId, amountCents, currency: payment.currency });
+  return { ...reservation, payment: updated };
+}
+
+/** The processor refunded it: the transaction succeeded, and a canceled booking whose money went back ends refunded. */
+function settleRefund(db: TenantDb, origin: EventOrigin, reservation: Pick<RefundReservation, 'transactionId' | 'bookingId' | 'callKey'>) {
+  return db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, reservation.callKey);
+    await settleTransaction(tx, reservation.transactionId, 'succeeded');
+    const booking = await tx.booking.findUniqueOrThrow({ where: { id: reservation.bookingId } });
+    if (bookingMachine.can(booking, 'refund_canceled')) await applyBookingAction(tx, origin, booking, 'refund_canceled');
+  });
+}
+
+/** The processor did not refund it: the reservation is given back to the payment (`payment.refund_failed`) and the transaction failed. */
+function giveBackRefund(db: TenantDb, origin: EventOrigin, reservation: Pick<RefundReservation, 'transactionId' | 'bookingId' | 'amountCents' | 'callKey'>) {
+  return db.$transaction(async (tx) => {
+    await takeProcessorCall(tx, reservation.callKey);
+    const current = await tx.payment.findUniqueOrThrow({ where: { bookingId: reservation.bookingId } });
+    const refunded = current.amountRefundedCents - reservation.amountCents;
+    await runAction(tx, origin, paymentLifecycle, current, refunded > 0 ? 'reverse_refund_partially' : 'reverse_refund', { amountRefundedCents: refunded });
+    await settleTransaction(tx, reservation.transactionId, 'failed');
+  });
 }
 
 /**
  * Carry out a reserved refund at the processor, under an idempotency key of its own, then
  * settle it; a canceled booking whose money went back ends refunded. If the processor fails,
  * the reservation is given back (`payment.refund_failed`), the transaction is failed, and the
- * processor's error is thrown: nothing is left half-written.
+ * processor's error is thrown: nothing is left half-written. (If the money sweep settled it
+ * meanwhile, what it settled stands.)
  */
-export async function carryOutRefund(ctx: DomainContext, origin: EventOrigin, reservation: RefundReservation): Promise<void> {
+export async function carryOutRefund(m: MoneyContext, origin: EventOrigin, reservation: RefundReservation): Promise<void> {
   try {
-    await ctx.processor.refund({ processorPaymentId: reservation.processorPaymentId, amountCents: reservation.amountCents, idempotencyKey: `refund:${reservation.transactionId}` });
+    await m.processor.refund({ processorPaymentId: reservation.processorPaymentId, amountCents: reservation.amountCents, idempotencyKey: reservation.callKey });
   } catch (err) {
-    await ctx.db.$transaction(async (tx) => {
-      const current = await tx.payment.findUniqueOrThrow({ where: { id: reservation.paymentId } });
-      const refunded = current.amountRefundedCents - reservation.amountCents;
-      await runAction(tx, origin, paymentLifecycle, current, refunded > 0 ? 'reverse_refund_partially' : 'reverse_refund', { amountRefundedCents: refunded });
-      await settleTransaction(tx, reservation.transactionId, 'failed');
-    });
-    throw err;
+    if (await settledHere(giveBackRefund(m.db, origin, reservation))) throw err;
+    return;
   }
-  await ctx.db.$transaction(async (tx) => {
-    await settleTransaction(tx, reservation.transactionId, 'succeeded');
-    const booking = await tx.booking.findUniqueOrThrow({ where: { id: reservation.bookingId } });
-    if (bookingMachine.can(booking, 'refund_canceled')) await applyBookingAction(tx, origin, booking, 'refund_canceled');
-  });
+  await settledHere(settleRefund(m.db, origin, reservation));
 }
+
+/** A refund whose request died before settling it: it is owed, so one never received is made now, under its key. */
+export const refundRecovery: CallRecovery = {
+  lostCall: (call) => ({ kind: 'refund', idempotencyKey: call.id, processorPaymentId: call.reference ?? '', amountCents: call.amountCents }),
+  succeeded: (m, origin, call) => settleRefund(m.db, origin, reservationOf(call)),
+  refused: (m, origin, call) => giveBackRefund(m.db, origin, reservationOf(call)),
+  whenAbsent: { resume: (m, call) => m.processor.refund({ processorPaymentId: call.reference ?? '', amountCents: call.amountCents, idempotencyKey: call.id }) },
+};
+
+const reservationOf = (call: ProcessorCall) => ({ transactionId: call.subjectId, bookingId: call.bookingId, amountCents: call.amountCents, callKey: call.id });
 
 /**
  * Give back part or all of a booking's collected payment: reserved, carried out at the
