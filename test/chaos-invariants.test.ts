@@ -59,6 +59,7 @@ function cleanRun(): RunData {
   ];
   return {
     ops,
+    postgresDown: [{ from: 5_000, to: 5_600 }],
     faults: [
       { at: 1_000, kind: 'kill_api', target: 0, downMs: 500, startedAt: 1_000, process: 'api-1', readyMs: 2_500 },
       { at: 5_000, kind: 'restart_postgres', downMs: 0, startedAt: 5_000, process: 'postgres', postgresDownMs: 600, poolRecoveryMs: { 'api-1': 150, 'api-2': 'restarted' } },

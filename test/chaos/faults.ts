@@ -62,6 +62,8 @@ export interface FaultRecord extends PlannedFault {
   readyMs?: number;
   /** restart_postgres: how long pg_ctl took, and per API process how long until it served a request again. */
   postgresDownMs?: number;
+  /** restart_postgres: from the restart's start until the server accepted connections again (epoch ms). */
+  down?: { from: number; to: number };
   poolRecoveryMs?: Record<string, number | 'restarted' | 'never'>;
   skipped?: string;
   error?: string;
@@ -74,8 +76,6 @@ export interface FaultTargets {
   postgres: PrivatePostgres;
   /** A request that needs the database, sent to one API process: true when it answered 200. */
   probe(api: ServiceProcess): Promise<boolean>;
-  /** Tells the ledger when PostgreSQL went down and came back. */
-  onPostgresDown?(from: number, to: number): void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -147,7 +147,7 @@ async function carryOut(record: FaultRecord, t: FaultTargets, state: FaultState)
         for (const waitUntil = Date.now() + 30_000; state.restartsInFlight > 0 && Date.now() < waitUntil; ) await sleep(100);
         const from = Date.now();
         const { downMs } = await t.postgres.restartImmediate();
-        t.onPostgresDown?.(from, Date.now());
+        record.down = { from, to: Date.now() };
         record.postgresDownMs = downMs;
         const back = Date.now();
         // Each API process, not restarted, must serve a database read again by itself.

@@ -158,6 +158,14 @@ function tail(limit = 64 * 1024) {
 
 const WORKER_READY = /webhook worker delivering from PostgreSQL/;
 
+/** What the report counts in the processes' logs: the database errors behind 500s and exits. */
+const LOG_PATTERNS: [string, RegExp][] = [
+  ['deadlock (40P01)', /40P01|deadlock detected/],
+  ['serialization failure (40001)', /40001|could not serialize access/],
+  ['database starting or shutting down (57P03/57P01)', /57P03|57P01|the database system is (starting up|shutting down)|terminating connection due to administrator command/],
+  ['connection lost', /Connection terminated unexpectedly|ECONNREFUSED|ECONNRESET/],
+];
+
 /**
  * One of the service's processes under the harness: started, killed with SIGKILL, started
  * again (an API process on the same port, as behind a load balancer). `generation` counts its
@@ -169,6 +177,8 @@ export class ServiceProcess {
   /** When the current process was killed, if it is down. */
   downSince: number | null = null;
   readonly output = tail();
+  /** Lines of its output (across restarts) naming PostgreSQL errors the service should absorb, by kind. */
+  readonly logCounts: Record<string, number> = {};
   readonly restarts: Restart[] = [];
   /** Exits the harness did not cause (a crash of the service itself). */
   readonly unexpectedExits: { at: number; code: number | null; signal: string | null; output: string }[] = [];
@@ -207,6 +217,9 @@ export class ServiceProcess {
       const s = d.toString();
       this.output.push(s);
       if (printed.length < 8192) printed += s;
+      for (const line of s.split('\n')) {
+        for (const [kind, pattern] of LOG_PATTERNS) if (pattern.test(line)) this.logCounts[kind] = (this.logCounts[kind] ?? 0) + 1;
+      }
     };
     child.stdout!.on('data', take);
     child.stderr!.on('data', take);

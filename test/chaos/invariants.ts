@@ -57,6 +57,8 @@ export interface ReplayProbe {
 export interface ProcessRecord {
   name: string;
   kind: 'api' | 'worker';
+  /** Lines of its logs naming database errors, by kind (for the report). */
+  logCounts?: Record<string, number>;
   restarts: Restart[];
   unexpectedExits: { at: number; code: number | null; signal: string | null; output: string }[];
 }
@@ -64,6 +66,8 @@ export interface ProcessRecord {
 export interface RunData {
   ops: Op[];
   faults: FaultRecord[];
+  /** When PostgreSQL was down (pg_ctl restart -m immediate until it accepted connections again). */
+  postgresDown: { from: number; to: number }[];
   processes: ProcessRecord[];
   deliveries: Delivery[];
   /** Read from the database: our business's test-mode rows (events since the endpoint was made). */
@@ -105,7 +109,9 @@ export const no500: Check = (run) => {
   for (const op of run.ops) {
     for (const a of op.attempts) {
       checked++;
-      if (a.status !== null && a.status >= 500 && a.status !== 503) violations.push({ message: `${op.method} ${op.path} answered ${a.status} ${a.code ?? ''} on ${a.target}`, evidence: { ...brief(op), attempt: a } });
+      if (a.status === null || a.status < 500 || a.status === 503) continue;
+      const whilePostgresRestarted = run.postgresDown.some((d) => a.startedAt < d.to + 1_000 && a.startedAt + a.ms > d.from);
+      violations.push({ message: `${op.method} ${op.path} answered ${a.status} ${a.code ?? ''} on ${a.target}${whilePostgresRestarted ? ' while PostgreSQL restarted' : ''}`, evidence: { ...brief(op), attempt: a } });
     }
   }
   return { violations, checked };
@@ -195,8 +201,9 @@ export const oneEffectPerKey: Check = (run) => {
     const key = op.key!;
     const events = eventsByKey.get(key) ?? [];
     const rows = rowsByKey.get(key) ?? [];
-    // One run of the operation: its events all come from one request.
-    const requests = [...new Set(events.map((e) => e.requestId))];
+    // One run of the operation: its events all come from one request (a change the service
+    // makes by itself, such as a sweeper finishing the operation, has no request).
+    const requests = [...new Set(events.filter((e) => e.requestId !== null).map((e) => e.requestId))];
     if (requests.length > 1) {
       violations.push({ message: `key ${key} (${op.name}) ran ${requests.length} times: its events come from requests ${requests.join(', ')}`, evidence: { ...brief(op), events: events.map((e) => `${e.type} ${e.id} ${e.requestId}`) } });
     }

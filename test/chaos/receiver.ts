@@ -21,13 +21,14 @@ export interface Delivery {
 
 export async function startWebhookReceiver(rng: Rng, failRate: number) {
   let verifier: Webhook | null = null;
+  let failing = true;
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const delivery = verify(verifier, req.headers, body);
-      delivery.answered = delivery.valid && rng.chance(failRate) ? 500 : 204;
+      delivery.answered = delivery.valid && rng.chance(failing ? failRate : 0) ? 500 : 204;
       deliveries.push(delivery);
       res.statusCode = delivery.answered;
       res.end();
@@ -38,6 +39,10 @@ export async function startWebhookReceiver(rng: Rng, failRate: number) {
   return {
     url: `http://127.0.0.1:${port}/chaos-hooks`,
     deliveries,
+    /** From now on every delivery is answered 204 (the run is over: the queue drains). */
+    stopFailing() {
+      failing = false;
+    },
     /** The endpoint's whsec_ secret, known once the endpoint is created. */
     useSecret(secret: string) {
       verifier = new Webhook(secret);

@@ -31,6 +31,8 @@ export interface ChaosOptions {
   postgresRestarts: number;
   /** IDEMPOTENCY_LEASE_MS of the API processes: how soon a retry takes over a key a killed process held. */
   idempotencyLeaseMs: number;
+  /** How long a call keeps retrying (network errors, 503, idempotency_key_in_use) before the client gives up on it. */
+  opDeadlineMs: number;
   /** How long after the workload the books and the webhook queue may take to settle. */
   settleMs: number;
   /** Where the JSON record of the run is written. */
@@ -61,6 +63,7 @@ export function defaultOptions(overrides: Partial<ChaosOptions> = {}): ChaosOpti
     redisKills: Math.max(1, Math.round(durationMs / 120_000)),
     postgresRestarts: Math.max(1, Math.round(durationMs / 90_000)),
     idempotencyLeaseMs: 3_000,
+    opDeadlineMs: 30_000,
     settleMs: 30_000,
     reportPath: path.join(os.tmpdir(), `chaos-report-${seed}.json`),
     log: (line) => console.log(line),
@@ -155,10 +158,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     // The run: the workload and the faults side by side.
     const ops: Op[] = [];
-    const client = new ChaosClient({ apis, key: business.test_secret_key, opDeadlineMs: Math.max(30_000, o.idempotencyLeaseMs * 4), ops });
+    const client = new ChaosClient({ apis, key: business.test_secret_key, opDeadlineMs: Math.max(o.opDeadlineMs, o.idempotencyLeaseMs * 4), ops });
     const plan = planFaults(rng.fork('faults'), { durationMs: o.durationMs, apis: o.apis, apiKillEveryMs: o.apiKillEveryMs, workerKillEveryMs: o.workerKillEveryMs, redisKills: o.redisKills, postgresRestarts: o.postgresRestarts });
     log(`chaos: ${plan.length} faults planned: ${countBy(plan.map((f) => f.kind))}`);
-    const postgresDown: { from: number; to: number }[] = [];
     const probe = async (api: ServiceProcess) => {
       try {
         const res = await fetch(`${api.baseUrl}/v1/vehicles?limit=1`, { headers: { authorization: `Bearer ${business.test_secret_key}` }, signal: AbortSignal.timeout(5_000) });
@@ -172,8 +174,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const began = Date.now();
     const raceBase = Math.ceil((began + 2 * 86_400_000) / 3_600_000) * 3_600_000;
     const [workload, faults] = await Promise.all([
-      runWorkload({ client, rng: rng.fork('workload'), raceVehicles, raceWindowHours: Math.max(72, Math.round(o.durationMs / 1000)), raceBase, lanes: o.lanes, tripShare: 0.3, stopAt: began + o.durationMs }),
-      runFaults(plan, { apis, worker, redis, postgres, probe, onPostgresDown: (from, to) => postgresDown.push({ from, to }) }, began),
+      runWorkload({ client, rng: rng.fork('workload'), raceVehicles, raceWindowHours: Math.max(72, Math.round(o.durationMs / 1000)), raceBase, lanes: o.lanes, tripShare: 0.3, burstShare: 0.1, stopAt: began + o.durationMs }),
+      runFaults(plan, { apis, worker, redis, postgres, probe }, began),
     ]);
     const workloadMs = Date.now() - began;
     const loadAtEnd = os.loadavg()[0];
@@ -182,28 +184,50 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     // Settle: every process is up again; pending money steps and queued webhooks get their chance to finish.
     await Promise.all(all.map((p) => p.supervising));
     for (const p of all) if (!p.alive) throw new Error(`chaos: ${p.name} is not running after the faults: ${JSON.stringify(p.unexpectedExits, null, 1)}`);
+    // The receiver stops asking for retries, so the queue drains; what is pending (money steps
+    // a sweeper should finish, webhook messages) and what the database holds are read in one
+    // snapshot, so every event read had its messages delivered when none was pending.
+    receiver.stopFailing();
     const settleBegan = Date.now();
-    let settled = { transactions: 0, messages: 0 };
+    type Snapshot = {
+      pending: { transactions: number; messages: number };
+      events: { id: string; type: string; requestId: string | null; idempotencyKey: string | null }[];
+      bookings: { id: string; vehicleId: string; state: string; startAt: Date; endAt: Date; chaosKey: string | null }[];
+      vehicles: { id: string; chaosKey: string }[];
+      charges: { id: string; chaosKey: string }[];
+    };
+    let snapshot: Snapshot;
     for (;;) {
-      const [{ n: transactions }] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM "Transaction" WHERE "businessId" = $1 AND status = 'pending'`, [business.business_id]);
-      const [{ n: messages }] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM "WebhookMessage" WHERE "endpointId" = $1 AND state = 'pending'`, [endpoint.id]);
-      settled = { transactions, messages };
-      if ((transactions === 0 && messages === 0) || Date.now() - settleBegan > o.settleMs) break;
+      await query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const [{ n: transactions }] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM "Transaction" WHERE "businessId" = $1 AND status = 'pending'`, [business.business_id]);
+        const [{ n: messages }] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM "WebhookMessage" WHERE "endpointId" = $1 AND state = 'pending'`, [endpoint.id]);
+        const events = await query<Snapshot['events'][number]>(
+          `SELECT id, type, "requestId", "idempotencyKey" FROM "Event" WHERE "businessId" = $1 AND livemode = false AND "createdAt" >= (SELECT "createdAt" FROM "WebhookEndpoint" WHERE id = $2) ORDER BY "createdAt", id`,
+          [business.business_id, endpoint.id],
+        );
+        const bookings = await query<Snapshot['bookings'][number]>(
+          `SELECT id, "vehicleId", state::text, "startAt", "endAt", metadata->>'chaos_key' AS "chaosKey" FROM "Booking" WHERE "businessId" = $1 AND livemode = false`,
+          [business.business_id],
+        );
+        const keyed = (table: string) => query<{ id: string; chaosKey: string }>(`SELECT id, metadata->>'chaos_key' AS "chaosKey" FROM "${table}" WHERE "businessId" = $1 AND metadata ? 'chaos_key'`, [business.business_id]);
+        snapshot = { pending: { transactions, messages }, events, bookings, vehicles: await keyed('Vehicle'), charges: await keyed('Charge') };
+      } finally {
+        await query('COMMIT');
+      }
+      if ((snapshot.pending.transactions === 0 && snapshot.pending.messages === 0) || Date.now() - settleBegan > o.settleMs) break;
       await sleep(500);
     }
-    log(`chaos: settled in ${((Date.now() - settleBegan) / 1000).toFixed(1)} s (still pending: ${settled.transactions} transactions, ${settled.messages} webhook messages)`);
-
-    // What the database holds.
-    const events = await query<{ id: string; type: string; requestId: string | null; idempotencyKey: string | null }>(
-      `SELECT id, type, "requestId", "idempotencyKey" FROM "Event" WHERE "businessId" = $1 AND livemode = false AND "createdAt" >= (SELECT "createdAt" FROM "WebhookEndpoint" WHERE id = $2) ORDER BY "createdAt", id`,
-      [business.business_id, endpoint.id],
-    );
-    const bookings = await query<{ id: string; vehicleId: string; state: string; startAt: Date; endAt: Date; chaosKey: string | null }>(
-      `SELECT id, "vehicleId", state::text, "startAt", "endAt", metadata->>'chaos_key' AS "chaosKey" FROM "Booking" WHERE "businessId" = $1 AND livemode = false`,
-      [business.business_id],
-    );
-    const keyed = (table: string) => query<{ id: string; chaosKey: string }>(`SELECT id, metadata->>'chaos_key' AS "chaosKey" FROM "${table}" WHERE "businessId" = $1 AND metadata ? 'chaos_key'`, [business.business_id]);
-    const [vehicles, charges] = await Promise.all([keyed('Vehicle'), keyed('Charge')]);
+    // Deliveries up to now; one of an event committed after the snapshot is left out (it is no phantom).
+    const knownIds = new Set(snapshot.events.map((e) => e.id));
+    let deliveries = receiver.deliveries.slice();
+    const later = deliveries.filter((d) => d.valid && !knownIds.has(d.webhookId)).map((d) => d.webhookId);
+    if (later.length) {
+      const exist = new Set((await query<{ id: string }>(`SELECT id FROM "Event" WHERE id = ANY($1)`, [later])).map((r) => r.id));
+      deliveries = deliveries.filter((d) => !exist.has(d.webhookId) || knownIds.has(d.webhookId));
+    }
+    const { events, bookings, vehicles, charges } = snapshot;
+    log(`chaos: settled in ${((Date.now() - settleBegan) / 1000).toFixed(1)} s (still pending: ${snapshot.pending.transactions} transactions, ${snapshot.pending.messages} webhook messages)`);
 
     // What the API shows.
     const reader = new ChaosClient({ apis, key: business.test_secret_key, opDeadlineMs: 30_000, ops: [] });
@@ -248,8 +272,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const run: RunData = {
       ops,
       faults,
-      processes: all.map((p) => ({ name: p.name, kind: p.kind, restarts: p.restarts, unexpectedExits: p.unexpectedExits })),
-      deliveries: receiver.deliveries,
+      postgresDown: faults.flatMap((f) => (f.down ? [f.down] : [])),
+      processes: all.map((p) => ({ name: p.name, kind: p.kind, restarts: p.restarts, unexpectedExits: p.unexpectedExits, logCounts: p.logCounts })),
+      deliveries,
       db: {
         events,
         bookings: bookings.map((b) => ({ id: b.id, vehicleId: b.vehicleId, state: b.state, startAt: b.startAt.getTime(), endAt: b.endAt.getTime() })),
@@ -261,7 +286,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     };
     const invariants = checkInvariants(run);
     const failed = invariants.filter((i) => i.violations.length > 0).map((i) => i.name);
-    const summary = summarize(o, run, invariants, { load: [loadAtStart, loadAtEnd], workload, workloadMs, postgresDown, firstStarts: Object.fromEntries(all.map((p, i) => [p.name, firstStarts[i]])) });
+    const summary = summarize(o, run, invariants, { load: [loadAtStart, loadAtEnd], workload, workloadMs, firstStarts: Object.fromEntries(all.map((p, i) => [p.name, firstStarts[i]])) });
     await writeFile(o.reportPath, JSON.stringify({ seed: o.seed, options: { ...o, log: undefined }, workload, invariants, run: { ...run, ops: run.ops } }, null, 1));
     log(summary);
     log(`chaos: the whole record (every call, attempt, fault and delivery) is in ${o.reportPath}`);
@@ -280,7 +305,7 @@ function countBy(values: string[]): string {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function summarize(o: ChaosOptions, run: RunData, invariants: InvariantResult[], extra: { load: number[]; workload: WorkloadResult; workloadMs: number; postgresDown: { from: number; to: number }[]; firstStarts: Record<string, number> }): string {
+function summarize(o: ChaosOptions, run: RunData, invariants: InvariantResult[], extra: { load: number[]; workload: WorkloadResult; workloadMs: number; firstStarts: Record<string, number> }): string {
   const lines: string[] = [];
   const attempts = run.ops.flatMap((op) => op.attempts);
   const statuses = countBy(attempts.map((a) => (a.status === null ? a.failure! : String(a.status))).sort());
@@ -288,21 +313,26 @@ function summarize(o: ChaosOptions, run: RunData, invariants: InvariantResult[],
   const retriedOps = run.ops.filter((op) => op.attempts.length > 1).length;
   lines.push('', `=== chaos report: seed ${o.seed} ===`);
   lines.push(`machine: ${os.cpus().length} cores, load average ${extra.load.map((l) => l.toFixed(1)).join(' / ')} (at the start / at the end of the workload)`);
-  lines.push(`workload: ${seconds(extra.workloadMs)}, ${extra.workload.stories} stories (${extra.workload.races} races, ${extra.workload.trips} trips), ${run.ops.length} calls (${run.ops.filter((op) => op.key).length} with an Idempotency-Key)`);
+  lines.push(`workload: ${seconds(extra.workloadMs)}, ${extra.workload.stories} stories (${extra.workload.races} races, ${extra.workload.bursts} bursts, ${extra.workload.trips} trips), ${run.ops.length} calls (${run.ops.filter((op) => op.key).length} with an Idempotency-Key)`);
   lines.push(`calls by kind: ${countBy(run.ops.map((op) => op.name).sort())}`);
   lines.push(`requests: ${attempts.length} attempts; ${retries} retries over ${retriedOps} calls; answers: ${statuses}`);
   lines.push(`replays after the run: ${run.api.replays.length}, of which ${run.api.replays.filter((r) => r.replayed).length} answered Idempotent-Replayed`);
   const done = run.faults.filter((f) => !f.skipped);
-  lines.push(`faults: ${countBy(done.map((f) => f.kind))}${run.faults.length > done.length ? ` (${run.faults.length - done.length} skipped: target already down)` : ''}`);
+  const skipped = run.faults.filter((f) => f.skipped);
+  lines.push(`faults: ${countBy(done.map((f) => f.kind))}${skipped.length ? `; skipped: ${countBy(skipped.map((f) => `${f.kind} (${f.skipped})`))}` : ''}`);
   for (const kind of ['api', 'worker'] as const) {
     const restarts = run.processes.filter((p) => p.kind === kind).flatMap((p) => p.restarts.map((r) => r.readyMs));
     if (restarts.length) lines.push(`restarts (${kind}): ${restarts.length}, time to serve again: max ${seconds(Math.max(...restarts))}, median ${seconds(restarts.sort((a, b) => a - b)[Math.floor(restarts.length / 2)])} (limit ${seconds(READY_LIMIT_MS)})`);
   }
   lines.push(`first starts: ${Object.entries(extra.firstStarts).map(([n, ms]) => `${n} ${seconds(ms)}`).join(', ')}`);
   for (const f of run.faults.filter((f) => f.kind === 'restart_postgres')) {
-    const during = attempts.filter((a) => extra.postgresDown.some((d) => a.startedAt < d.to + 2_000 && a.startedAt + a.ms > d.from));
+    const during = f.down ? attempts.filter((a) => a.startedAt < f.down!.to + 1_000 && a.startedAt + a.ms > f.down!.from) : [];
     lines.push(`PostgreSQL restart at ${seconds(f.startedAt)}: pg_ctl ${f.postgresDownMs ?? '?'} ms; pools served again after ${Object.entries(f.poolRecoveryMs ?? {}).map(([n, ms]) => `${n} ${typeof ms === 'number' ? `${ms} ms` : ms}`).join(', ')}${f.error ? `; error: ${f.error}` : ''}`);
-    lines.push(`  attempts in flight during PostgreSQL restarts (all of them): ${during.length}: ${countBy(during.map((a) => (a.status === null ? a.failure! : `${a.status}${a.code ? ` ${a.code}` : ''}`)).sort())}`);
+    lines.push(`  attempts in flight while it restarted: ${during.length}: ${countBy(during.map((a) => (a.status === null ? a.failure! : `${a.status}${a.code ? ` ${a.code}` : ''}`)).sort())}`);
+  }
+  for (const p of run.processes) {
+    const counts = Object.entries(p.logCounts ?? {});
+    if (counts.length) lines.push(`${p.name} log lines: ${counts.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
   }
   const d = deliveryStats(run);
   lines.push(`webhooks: ${d.events} events, ${d.delivered} delivered (2xx), ${d.deliveries} deliveries received, ${d.duplicates} duplicates (${d.duplicatesAfterSuccess} after a 2xx), ${d.invalid} failed verification`);

@@ -7,6 +7,8 @@
 //   unpaid, canceled unpaid, or paid through a checkout and the sandbox's payment simulation
 //   (sometimes declined first), then maybe partly refunded and maybe canceled (a refund through
 //   the processor).
+// - A burst: three to five creates at once, each with a key of its own, for overlapping periods
+//   of one vehicle (the exclusion constraint lets one win; concurrent checks of it may deadlock).
 // - A trip: a vehicle of its own, a booking starting within the pickup window, paid, identity
 //   and agreement done, the deposit held through the processor, picked up, post-trip charges
 //   created and collected through the processor, returned, the deposit captured (in part, in
@@ -24,8 +26,9 @@ export interface WorkloadOptions {
   raceBase: number;
   /** Stories running at once. */
   lanes: number;
-  /** The share of stories that are trips (the rest are races). */
+  /** The shares of stories that are trips and bursts (the rest are races). */
   tripShare: number;
+  burstShare: number;
   /** No story starts a step after this moment. */
   stopAt: number;
 }
@@ -33,6 +36,7 @@ export interface WorkloadOptions {
 export interface WorkloadResult {
   stories: number;
   races: number;
+  bursts: number;
   trips: number;
 }
 
@@ -41,20 +45,16 @@ const customer = (i: number) => ({ name: `Chaos Customer ${i}`, email: `chaos-${
 
 export async function runWorkload(options: WorkloadOptions): Promise<WorkloadResult> {
   let next = 0;
-  const result: WorkloadResult = { stories: 0, races: 0, trips: 0 };
+  const result: WorkloadResult = { stories: 0, races: 0, bursts: 0, trips: 0 };
   const lane = async () => {
     while (Date.now() < options.stopAt) {
       const i = next++;
       const rng = options.rng.fork(`story-${i}`);
       const story = new Story(options, rng, i);
       result.stories++;
-      if (rng.chance(options.tripShare)) {
-        result.trips++;
-        await story.trip();
-      } else {
-        result.races++;
-        await story.race();
-      }
+      const kind = rng.weighted({ trip: options.tripShare, burst: options.burstShare, race: 1 - options.tripShare - options.burstShare });
+      result[kind === 'trip' ? 'trips' : kind === 'burst' ? 'bursts' : 'races']++;
+      await (kind === 'trip' ? story.trip() : kind === 'burst' ? story.burst() : story.race());
     }
   };
   await Promise.all(Array.from({ length: options.lanes }, lane));
@@ -120,6 +120,27 @@ class Story {
       await this.post('refund_partial', `${path}/refund`, { amount_cents: amount, reason: 'chaos: goodwill' }, (p) => ({ object: 'payment', id, state: p.state }));
     }
     if (rng.chance(0.5)) await this.post('cancel', `${path}/cancel`, { reason: 'chaos: customer canceled' }, this.bookingEffect);
+  }
+
+  /** Several customers at once, each with a key of their own, for overlapping periods of one vehicle: one wins. */
+  async burst() {
+    const { rng, options } = this;
+    const vehicleId = rng.pick(options.raceVehicles);
+    const start = options.raceBase + rng.int(0, options.raceWindowHours) * HOUR;
+    const creates = Array.from({ length: rng.int(3, 5) }, (_, n) => {
+      const from = start + rng.int(0, 12) * HOUR;
+      const step = `burst_${n}`;
+      return this.post(`create_booking_${step}`, '/v1/bookings', {
+        vehicle_id: vehicleId,
+        start_at: new Date(from).toISOString(),
+        end_at: new Date(from + rng.int(18, 48) * HOUR).toISOString(),
+        customer: customer(this.index * 10 + n),
+        metadata: { chaos_key: `${this.name}-create_booking_${step}` },
+      }, this.bookingEffect);
+    });
+    const won = (await Promise.all(creates)).filter(ok);
+    // The winners (the periods overlap, so at most one) cancel half the time, freeing the vehicle.
+    for (const created of won) if (rng.chance(0.5)) await this.post(`cancel_${created.name}`, `/v1/bookings/${created.final.body.id}/cancel`, {}, this.bookingEffect);
   }
 
   async trip() {
