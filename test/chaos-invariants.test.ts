@@ -1,6 +1,9 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { Attempt, Op } from './chaos/client.ts';
+import { ChaosClient, type Attempt, type Op } from './chaos/client.ts';
+import type { ServiceProcess } from './chaos/infra.ts';
 import { planFaults } from './chaos/faults.ts';
 import { booksProblems, checkInvariants, deliveryStats, type Books, type RunData } from './chaos/invariants.ts';
 import { verify } from './chaos/receiver.ts';
@@ -122,6 +125,11 @@ describe('chaos invariants on fabricated runs', () => {
   const planted: [string, string, (run: RunData) => void, RegExp][] = [
     ['no_500', 'an attempt answered 500 (later retried to success)', (run) => run.ops[1].attempts.splice(1, 0, answered(500, { code: 'internal_error' })), /answered 500 internal_error/],
     ['no_500', 'an attempt answered 502', (run) => run.ops[0].attempts.unshift(answered(502, { code: 'processor_unavailable' })), /answered 502/],
+    ['no_500', 'a deadlock answered 500, named from the log by its Request-Id', (run) => {
+      run.ops[0].attempts.unshift(answered(500, { code: 'internal_error', requestId: 'req_dead' }));
+      run.processes[0].logCauses = { req_dead: 'deadlock (40P01)' };
+    }, /answered 500 internal_error on api-1 \(its log: deadlock \(40P01\)\)/],
+    ['no_500', 'a 500 while PostgreSQL restarted', (run) => run.ops[3].attempts.unshift(answered(500, { code: 'internal_error', startedAt: 5_100 })), /answered 500 internal_error on api-1 while PostgreSQL restarted/],
     ['unavailable_is_503_with_retry_after', 'a 503 without Retry-After', (run) => (run.ops[3].attempts[0].retryAfter = null), /503 without a Retry-After/],
     ['unavailable_is_503_with_retry_after', 'a 503 outside the envelope', (run) => (run.ops[3].attempts[0].envelope = false), /503 not in the error envelope/],
     ['no_hang', 'a live process that did not answer', (run) => run.ops[0].attempts.unshift(lost('timeout')), /got no answer in 15000 ms from api-2, which stayed up/],
@@ -229,5 +237,65 @@ describe('seeded schedules', () => {
     b.int(0, 100);
     const draw = (r: Rng) => Array.from({ length: 5 }, () => r.fork('story-1').int(0, 1_000_000));
     expect(draw(a)).toEqual(draw(b));
+  });
+});
+
+describe('the chaos client', () => {
+  /** A server answering each request by the script (its arrival number); 'drop' closes the connection unanswered. */
+  async function scripted(script: (n: number) => 'drop' | { status: number; headers?: Record<string, string>; body: unknown }) {
+    const seen: { key: string | undefined; body: string }[] = [];
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const step = script(seen.length);
+        seen.push({ key: req.headers['idempotency-key'] as string | undefined, body });
+        if (step === 'drop') return void req.socket.destroy();
+        res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers });
+        res.end(JSON.stringify(step.body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const api = { name: 'api-1', baseUrl: `http://127.0.0.1:${port}`, generation: 1, downSince: null } as unknown as ServiceProcess;
+    return { api, seen, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  }
+  const envelope = (code: string) => ({ error: { type: 'api_error', code, message: code } });
+
+  it('retries a dropped connection, a 503 (after its Retry-After), a 500 and idempotency_key_in_use with the same key and body, then acts on the answer', async () => {
+    const script = ['drop', { status: 503, headers: { 'retry-after': '1' }, body: envelope('service_unavailable') }, { status: 500, body: envelope('internal_error') }, { status: 409, body: envelope('idempotency_key_in_use') }, { status: 201, body: { id: 'bk_1' } }] as const;
+    const server = await scripted((n) => script[Math.min(n, script.length - 1)]);
+    try {
+      const ops: Op[] = [];
+      const client = new ChaosClient({ apis: [server.api], key: 'sk', opDeadlineMs: 20_000, ops });
+      const op = await client.call(new Rng(1), 's1', 'create_booking', 'POST', '/v1/bookings', { vehicle_id: 'veh_1' }, 'k-1');
+      expect(op.settled).toBe(true);
+      expect(op.final).toMatchObject({ status: 201, body: { id: 'bk_1' } });
+      expect(op.attempts.map((a) => a.status ?? a.failure)).toEqual(['network', 503, 500, 409, 201]);
+      expect(op.attempts[1]).toMatchObject({ retryAfter: '1', envelope: true, code: 'service_unavailable' });
+      expect(op.attempts[2].startedAt - op.attempts[1].startedAt).toBeGreaterThanOrEqual(500); // waited (half of) the Retry-After at least
+      expect(server.seen.map((r) => r.key)).toEqual(['k-1', 'k-1', 'k-1', 'k-1', 'k-1']);
+      expect(new Set(server.seen.map((r) => r.body))).toEqual(new Set([JSON.stringify({ vehicle_id: 'veh_1' })]));
+      expect(ops).toEqual([op]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('acts on a 4xx at once, and gives up at its deadline on a key that stays in use', async () => {
+    const refused = await scripted(() => ({ status: 409, body: envelope('vehicle_unavailable') }));
+    const stuck = await scripted(() => ({ status: 409, body: envelope('idempotency_key_in_use') }));
+    try {
+      const client = (api: ServiceProcess) => new ChaosClient({ apis: [api], key: 'sk', opDeadlineMs: 1_500, ops: [] });
+      const lost = await client(refused.api).call(new Rng(2), 's1', 'create_booking', 'POST', '/v1/bookings', {}, 'k-2');
+      expect(lost).toMatchObject({ settled: true, final: { status: 409 } });
+      expect(lost.attempts).toHaveLength(1);
+      const waited = await client(stuck.api).call(new Rng(3), 's1', 'pay', 'POST', '/v1/pay', {}, 'k-3');
+      expect(waited.settled).toBe(false);
+      expect(waited.attempts.length).toBeGreaterThan(1);
+      expect(waited.endedAt - waited.startedAt).toBeGreaterThanOrEqual(1_500);
+    } finally {
+      await Promise.all([refused.close(), stuck.close()]);
+    }
   });
 });

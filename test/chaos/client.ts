@@ -23,6 +23,8 @@ export interface Attempt {
   /** A non-2xx answer in the contract's error envelope ({"error": {"type", "code", "message"}}). */
   envelope?: boolean;
   replayed?: boolean;
+  /** The Request-Id of a 5xx, to find its log lines. */
+  requestId?: string;
   /** The target was killed while the attempt waited (its network error is the expected one). */
   targetDied: boolean;
 }
@@ -137,6 +139,7 @@ export class ChaosClient {
       const envelope = !ok && typeof parsed?.error?.code === 'string' && typeof parsed?.error?.type === 'string' && typeof parsed?.error?.message === 'string';
       const attempt: Attempt = { target: target.name, startedAt, ms, status: res.status, replayed, targetDied: died(), envelope: ok ? undefined : envelope, code: envelope ? parsed.error.code : undefined };
       if (res.status === 503 || res.status === 429) attempt.retryAfter = res.headers.get('retry-after');
+      if (res.status >= 500) attempt.requestId = res.headers.get('request-id') ?? undefined;
       op.final = { status: res.status, body: parsed, replayed };
       return attempt;
     } catch (err) {

@@ -179,6 +179,8 @@ export class ServiceProcess {
   readonly output = tail();
   /** Lines of its output (across restarts) naming PostgreSQL errors the service should absorb, by kind. */
   readonly logCounts: Record<string, number> = {};
+  /** The kind of database error its log names for a request (by Request-Id), when it names one. */
+  readonly logCauses: Record<string, string> = {};
   readonly restarts: Restart[] = [];
   /** Exits the harness did not cause (a crash of the service itself). */
   readonly unexpectedExits: { at: number; code: number | null; signal: string | null; output: string }[] = [];
@@ -199,6 +201,15 @@ export class ServiceProcess {
   get baseUrl() {
     return `http://127.0.0.1:${this.port}`;
   }
+  private readLogLine(line: string) {
+    for (const [kind, pattern] of LOG_PATTERNS) {
+      if (!pattern.test(line)) continue;
+      this.logCounts[kind] = (this.logCounts[kind] ?? 0) + 1;
+      const request = /"request_id":"(req_\w+)"/.exec(line);
+      if (request) this.logCauses[request[1]] ??= kind;
+    }
+  }
+
   /** Started and serving (not down, not still starting). */
   get alive() {
     return this.child !== null && this.downSince === null && !this.starting;
@@ -213,13 +224,14 @@ export class ServiceProcess {
     this.generation++;
     const removeCleanup = onExit(() => child.kill('SIGKILL'));
     let printed = '';
+    let partial = '';
     const take = (d: Buffer) => {
       const s = d.toString();
       this.output.push(s);
       if (printed.length < 8192) printed += s;
-      for (const line of s.split('\n')) {
-        for (const [kind, pattern] of LOG_PATTERNS) if (pattern.test(line)) this.logCounts[kind] = (this.logCounts[kind] ?? 0) + 1;
-      }
+      const lines = (partial + s).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) this.readLogLine(line);
     };
     child.stdout!.on('data', take);
     child.stderr!.on('data', take);

@@ -59,6 +59,8 @@ export interface ProcessRecord {
   kind: 'api' | 'worker';
   /** Lines of its logs naming database errors, by kind (for the report). */
   logCounts?: Record<string, number>;
+  /** The database error its log names for a request, by Request-Id. */
+  logCauses?: Record<string, string>;
   restarts: Restart[];
   unexpectedExits: { at: number; code: number | null; signal: string | null; output: string }[];
 }
@@ -111,7 +113,8 @@ export const no500: Check = (run) => {
       checked++;
       if (a.status === null || a.status < 500 || a.status === 503) continue;
       const whilePostgresRestarted = run.postgresDown.some((d) => a.startedAt < d.to + 1_000 && a.startedAt + a.ms > d.from);
-      violations.push({ message: `${op.method} ${op.path} answered ${a.status} ${a.code ?? ''} on ${a.target}${whilePostgresRestarted ? ' while PostgreSQL restarted' : ''}`, evidence: { ...brief(op), attempt: a } });
+      const cause = a.requestId ? run.processes.find((p) => p.name === a.target)?.logCauses?.[a.requestId] : undefined;
+      violations.push({ message: `${op.method} ${op.path} answered ${a.status} ${a.code ?? ''} on ${a.target}${whilePostgresRestarted ? ' while PostgreSQL restarted' : ''}${cause ? ` (its log: ${cause})` : ''}`, evidence: { ...brief(op), attempt: a } });
     }
   }
   return { violations, checked };

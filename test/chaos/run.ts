@@ -273,7 +273,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       ops,
       faults,
       postgresDown: faults.flatMap((f) => (f.down ? [f.down] : [])),
-      processes: all.map((p) => ({ name: p.name, kind: p.kind, restarts: p.restarts, unexpectedExits: p.unexpectedExits, logCounts: p.logCounts })),
+      processes: all.map((p) => ({ name: p.name, kind: p.kind, restarts: p.restarts, unexpectedExits: p.unexpectedExits, logCounts: p.logCounts, logCauses: p.logCauses })),
       deliveries,
       db: {
         events,
