@@ -32,7 +32,12 @@ async function main() {
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
   });
   log.info('webhook worker delivering from PostgreSQL');
+  // The worker's timers are unref'd and its sockets are the database's: while PostgreSQL
+  // restarts nothing else holds the process, which would exit 0 and stop delivering. It lives
+  // until it is told to stop.
+  const alive = setInterval(() => {}, 2 ** 31 - 1);
   const stop = async () => {
+    clearInterval(alive);
     maintenance.stop();
     await worker.stop();
     await db.close();

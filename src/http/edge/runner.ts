@@ -162,12 +162,33 @@ export function runEdge(steps: readonly EdgeStep[], ctx: EdgeContext): void | Pr
  */
 export function finishEdge(steps: readonly EdgeStep[], ctx: EdgeContext, response: AnsweredResponse): void | Promise<void> {
   const ran = Math.min(ctx.next, steps.length);
+  // One hook failing (the database down while the idempotency step stores its answer) must not
+  // keep the others from running, nor the request from letting go of what it holds: a lease
+  // renewed forever would keep its key claimed for as long as the process lives.
+  let failure: { err: unknown } | null = null;
   const hook = (i: number): void | Promise<void> => {
     for (; i < ran; i++) {
-      const done = steps[i].answered?.(ctx, response);
-      if (done instanceof Promise) return done.then(() => hook(i + 1));
+      let done: void | Promise<void>;
+      try {
+        done = steps[i].answered?.(ctx, response);
+      } catch (err) {
+        failure ??= { err };
+        continue;
+      }
+      if (done instanceof Promise)
+        return done.then(
+          () => hook(i + 1),
+          (err: unknown) => {
+            failure ??= { err };
+            return hook(i + 1);
+          },
+        );
     }
-    return release(ctx);
+    const rethrow = () => {
+      if (failure) throw failure.err;
+    };
+    const released = release(ctx);
+    return released ? released.then(rethrow) : rethrow();
   };
   return hook(0);
 }
