@@ -276,6 +276,12 @@ function classifyPrismaCode(e: Record<string, unknown>): Describe | null {
       return (t) => `${at(t)}: the server closed the connection`;
     case 'P2024':
       return (t) => `${at(t)}: no connection of the pool became free in time`;
+    case 'P2028':
+      // A transaction that could not begin in time (no connection came), or that outlasted its timeout (rolled back).
+      if (typeof e.message === 'string' && /Unable to start a transaction in the given time|on an expired transaction/.test(e.message)) {
+        return (t) => `${at(t)}: the database did not answer in time`;
+      }
+      return null;
   }
   return null;
 }

@@ -57,7 +57,10 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 
 async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   if (migrate) await applyMigrations({ kind: 'postgres', url });
-  const pool = directSqlPool({ connectionString: url, max: poolSize() });
+  // A server out of reach that drops packets (no refusal) would hold a request until the
+  // kernel gives up on the connection, minutes later: after 10 s it is answered 503 instead.
+  // Keepalives find the connections a network failure left half open.
+  const pool = directSqlPool({ connectionString: url, max: poolSize(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
   let closed = false;
   // An idle connection that fails (server restart, or a test dropping its database right
   // after close) emits 'error' on the pool, which crashes the process if nobody listens.
@@ -110,6 +113,9 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
     }
   };
 }
+
+/** How long a query waits for a connection of the pool (a new one connecting, or a busy pool's next free one). */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 function poolSize(): number {
   const size = Number(process.env.DATABASE_POOL_SIZE ?? 20);

@@ -50,7 +50,7 @@ export const CommonErrors = errorCatalogue('common', {
     status: 503,
     retryAfterSeconds: 1,
     description:
-      'The database could not be reached, or the connection to it was lost (it is restarting, say). The service reconnects by itself: retry after Retry-After seconds, with the same Idempotency-Key. A write whose answer was lost this way is either whole or absent, never partial.',
+      'The database could not be reached or did not answer in time, or the connection to it was lost (it is restarting, say). The service reconnects by itself: retry after Retry-After seconds, with the same Idempotency-Key. A write whose answer was lost this way is either whole or absent, never partial.',
     build: () => ({ message: 'The database is unavailable right now. Retry after the Retry-After header\'s seconds.' }),
   },
   internal: {
