@@ -11,7 +11,7 @@ import path from 'node:path';
 import { benchDir, runBench } from './harness.ts';
 import type { BenchResult } from './result.ts';
 
-const SCRIPTS = ['vehicle-read', 'booking-create', 'bookings-page', 'availability', 'webhooks', 'subscribers', 'startup'];
+const SCRIPTS = ['vehicle-read', 'booking-create', 'bookings-page', 'availability', 'webhooks', 'subscribers', 'startup', 'restart'];
 
 function run(script: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {

@@ -6441,6 +6441,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createVehicle: {
@@ -6553,6 +6564,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     vehicle: {
@@ -6627,6 +6649,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6763,6 +6796,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     archiveVehicle: {
@@ -6870,6 +6914,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     vehicleAvailability: {
@@ -6961,6 +7016,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     vehiclePricing: {
@@ -7035,6 +7101,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7182,6 +7259,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     availability: {
@@ -7267,6 +7355,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7392,6 +7491,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     quote: {
@@ -7466,6 +7576,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7582,6 +7703,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7715,6 +7847,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     booking: {
@@ -7789,6 +7932,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7914,6 +8068,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8060,6 +8225,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     approveBooking: {
@@ -8167,6 +8343,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8295,6 +8482,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     completeReturn: {
@@ -8408,6 +8606,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingTimeline: {
@@ -8488,6 +8697,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingInsurance: {
@@ -8562,6 +8782,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8691,6 +8922,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     approveInsurance: {
@@ -8798,6 +9040,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8926,6 +9179,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pickupReadiness: {
@@ -9000,6 +9264,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9133,6 +9408,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     recordPickupMileage: {
@@ -9249,6 +9535,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9377,6 +9674,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     vehicleAccess: {
@@ -9451,6 +9759,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9580,6 +9899,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     releaseVehicleAccess: {
@@ -9687,6 +10017,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9806,6 +10147,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingReturn: {
@@ -9880,6 +10232,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9993,6 +10356,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10126,6 +10500,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     recordReturnMileage: {
@@ -10242,6 +10627,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10370,6 +10766,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingIdentityVerification: {
@@ -10444,6 +10851,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10590,6 +11008,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     identityVerificationMedia: {
@@ -10670,6 +11099,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingAgreement: {
@@ -10744,6 +11184,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10857,6 +11308,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10985,6 +11447,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     agreementStatus: {
@@ -11059,6 +11532,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11187,6 +11671,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingPayment: {
@@ -11261,6 +11756,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11392,6 +11898,17 @@ export interface operations {
             /** @description `processor_not_configured`, `processor_unavailable` */
             502: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11530,6 +12047,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingTransactions: {
@@ -11626,6 +12154,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingDeposit: {
@@ -11700,6 +12239,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11831,6 +12381,17 @@ export interface operations {
             /** @description `processor_not_configured`, `processor_unavailable` */
             502: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11970,6 +12531,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     releaseBookingDeposit: {
@@ -12092,6 +12664,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingCharges: {
@@ -12202,6 +12785,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12335,6 +12929,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     charge: {
@@ -12409,6 +13014,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12546,6 +13162,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     waiveCharge: {
@@ -12653,6 +13280,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12782,6 +13420,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     disputes: {
@@ -12888,6 +13537,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     dispute: {
@@ -12962,6 +13622,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13090,6 +13761,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     closeDispute: {
@@ -13197,6 +13879,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13319,6 +14012,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createFileUpload: {
@@ -13429,6 +14133,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     file: {
@@ -13503,6 +14218,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13610,6 +14336,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13741,6 +14478,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     addDisputeEvidence: {
@@ -13866,6 +14614,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     customers: {
@@ -13956,6 +14715,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14074,6 +14844,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     customer: {
@@ -14148,6 +14929,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14259,6 +15051,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14383,6 +15186,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     conversations: {
@@ -14489,6 +15303,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     conversation: {
@@ -14563,6 +15388,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14691,6 +15527,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     sendBookingMessage: {
@@ -14808,6 +15655,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14998,6 +15856,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bookingsReport: {
@@ -15154,6 +16023,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     utilizationReport: {
@@ -15296,6 +16176,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15454,6 +16345,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     teamMembers: {
@@ -15555,6 +16457,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     teamInvitations: {
@@ -15650,6 +16563,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15764,6 +16688,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     teamInvitation: {
@@ -15838,6 +16773,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15957,6 +16903,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     teamMember: {
@@ -16031,6 +16988,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16159,6 +17127,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     removeTeamMember: {
@@ -16266,6 +17245,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     business: {
@@ -16325,6 +17315,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16444,6 +17445,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     businessSettings: {
@@ -16503,6 +17515,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16620,6 +17643,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     domains: {
@@ -16710,6 +17744,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16823,6 +17868,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     domainVerification: {
@@ -16897,6 +17953,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17025,6 +18092,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     website: {
@@ -17084,6 +18162,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17201,6 +18290,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     branding: {
@@ -17260,6 +18360,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17375,6 +18486,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     publicVehicles: {
@@ -17456,6 +18578,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     publicVehicle: {
@@ -17530,6 +18663,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17637,6 +18781,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     event: {
@@ -17711,6 +18866,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17792,6 +18958,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17910,6 +19087,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     webhookEndpoint: {
@@ -17984,6 +19172,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18112,6 +19311,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     webhookDeliveries: {
@@ -18207,6 +19417,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18331,6 +19552,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testCreateBooking: {
@@ -18441,6 +19673,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18560,6 +19803,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testFailPayment: {
@@ -18667,6 +19921,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18786,6 +20051,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testFailIdentity: {
@@ -18893,6 +20169,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19012,6 +20299,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testSecureDeposit: {
@@ -19119,6 +20417,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19247,6 +20556,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testMakeLate: {
@@ -19354,6 +20674,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19482,6 +20813,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testSucceedCharge: {
@@ -19595,6 +20937,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testFailCharge: {
@@ -19702,6 +21055,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19830,6 +21194,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testSendWebhook: {
@@ -19952,6 +21327,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testReset: {
@@ -20050,6 +21436,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testClock: {
@@ -20109,6 +21506,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20216,6 +21624,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

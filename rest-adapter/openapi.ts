@@ -57,6 +57,8 @@ const ERROR_SCHEMA: Schema = {
  */
 export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   const codes = new Set<string>(['missing_api_key', 'invalid_api_key', 'api_key_environment_mismatch', 'rate_limited', 'internal_error', 'parameter_unknown']);
+  // Every route reads the database (the key, at least): it may be restarting, or contended.
+  codes.add('database_unavailable').add('transaction_conflict');
   // Called with the ops screen's session cookie instead of a key: an ended session, another
   // origin's page, and on a state-changing request a missing or wrong CSRF token.
   codes.add('session_required').add('origin_not_allowed');
@@ -195,7 +197,12 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     return Object.fromEntries(
       [...byStatus].map(([status, defs]) => [
         String(status),
-        { description: defs.map((d) => `\`${d.code}\``).join(', '), 'x-error-codes': defs.map((d) => d.code), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        {
+          description: defs.map((d) => `\`${d.code}\``).join(', '),
+          'x-error-codes': defs.map((d) => d.code),
+          ...(defs.some((d) => d.retryAfterSeconds !== undefined) ? { headers: { 'Retry-After': { description: 'Seconds after which the same request may succeed.', schema: { type: 'integer' } } } } : {}),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       ]),
     );
   };

@@ -2,6 +2,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import type { DemoSeedSetting } from './config.ts';
 import { insertSandboxBusiness, type SandboxBusiness } from './platform/businesses.ts';
 import { newId } from './domain/shared/ids.ts';
+import { retryConflicts } from './db/transaction-retry.ts';
 
 export const DEMO_BUSINESS_NAME = 'Demo Rentals';
 
@@ -28,13 +29,15 @@ const SEED_TRANSACTION = { maxWait: 30_000, timeout: 30_000 };
  * Servers starting together on one PostgreSQL database seed it once (an advisory lock).
  */
 export async function seedDemoBusiness(prisma: PrismaClient): Promise<SandboxBusiness | null> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('rental:demo-seed', 0))::text`;
-    if ((await tx.business.count()) > 0) return null;
-    const created = await insertSandboxBusiness(tx, { name: DEMO_BUSINESS_NAME });
-    await tx.vehicle.createMany({
-      data: DEMO_FLEET.map((vehicle) => ({ id: newId('vehicle'), businessId: created.business_id, livemode: false, currency: 'usd', location: { city: 'Austin', state: 'TX' }, ...vehicle })),
-    });
-    return created;
-  }, SEED_TRANSACTION);
+  return retryConflicts(() =>
+    prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('rental:demo-seed', 0))::text`;
+      if ((await tx.business.count()) > 0) return null;
+      const created = await insertSandboxBusiness(tx, { name: DEMO_BUSINESS_NAME });
+      await tx.vehicle.createMany({
+        data: DEMO_FLEET.map((vehicle) => ({ id: newId('vehicle'), businessId: created.business_id, livemode: false, currency: 'usd', location: { city: 'Austin', state: 'TX' }, ...vehicle })),
+      });
+      return created;
+    }, SEED_TRANSACTION),
+  );
 }

@@ -111,10 +111,20 @@ export async function buildApp(options: {
     touch: (model, row) => requestScope.getStore()?.audit.touch(model, row),
   }, { direct: db.direct });
   const events = createEventPubSub(config.redisUrl);
-  const relay = await startEventRelay(db, events.pubsub);
   // The queue depth is read when scraped, through the platform's own (not a tenant's) access.
   const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(prisma) });
-  const worker = config.webhookWorker ? await startDeliveryWorker(db, { ...workerOptions(config), onAttempt: metrics.delivery }) : null;
+  // Independent of each other, so started together: a restart waits for the slowest of these
+  // round trips to the database, not for their sum.
+  const [relay, worker, agreementLinks, fileLinks, configured, identityProviders, storage, readStripeEvent] = await Promise.all([
+    startEventRelay(db, events.pubsub),
+    config.webhookWorker ? startDeliveryWorker(db, { ...workerOptions(config), onAttempt: metrics.delivery }) : null,
+    platformSecret(prisma, 'agreement_links'),
+    platformSecret(prisma, 'file_links'),
+    options.processors ?? configuredProcessors(config),
+    options.identityProviders ?? configuredIdentityProviders(config),
+    configuredStorage(config),
+    configuredEventReader(config),
+  ]);
   const limiter = createRateLimiter(config.redisUrl);
   const hostEnvironment = (hostname: string): 'live' | 'test' | null =>
     config.sandboxHost && hostname === config.sandboxHost ? 'test' : config.productionHost && hostname === config.productionHost ? 'live' : null;
@@ -136,18 +146,18 @@ export async function buildApp(options: {
   };
 
   // The sandbox simulator for test keys; live payments need a processor configured.
-  const processors = reportingProcessors(options.processors ?? (await configuredProcessors(config)));
+  const processors = reportingProcessors(configured);
   const { yoga, steps } = createGraphQLServer({
     prisma,
     tenantDb,
     config: { holdMinutes: config.holdMinutes, quoteTtlMinutes: config.quoteTtlMinutes, webhookPrivateUrls: config.webhookPrivateUrls, customDomainTarget: config.customDomainTarget },
     processors,
     messaging,
-    signingLinkSigner: signingLinkSigner(await platformSecret(prisma, 'agreement_links')),
-    identityProviders: reportingIdentityProviders(options.identityProviders ?? (await configuredIdentityProviders(config))),
-    files: { storage: await configuredStorage(config), signer: fileLinkSigner(await platformSecret(prisma, 'file_links')), publicUrl: config.publicUrl },
+    signingLinkSigner: signingLinkSigner(agreementLinks),
+    identityProviders: reportingIdentityProviders(identityProviders),
+    files: { storage, signer: fileLinkSigner(fileLinks), publicUrl: config.publicUrl },
     dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
-    readStripeEvent: await configuredEventReader(config),
+    readStripeEvent,
     pubsub: events.pubsub,
     now,
     limiter,

@@ -1,11 +1,6 @@
 import { loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
-import { startDeliveryWorker, workerOptions } from './webhooks/delivery-worker.ts';
-import { tenantDbFactory } from './db/tenant-db.ts';
-import { startMaintenance } from './jobs/maintenance.ts';
-import { configuredChannels } from './messaging/channels.ts';
-import { configuredProcessors, reportingProcessors } from './processors/configured.ts';
 import { log } from './log.ts';
+import { keepCompiledCode, prepareStartup } from './startup.ts';
 
 /**
  * `npm run worker`: webhook delivery and the platform's periodic work (expired holds, late
@@ -14,11 +9,21 @@ import { log } from './log.ts';
  * belongs to the one process that opened it, where the worker runs in-process.
  */
 async function main() {
+  // Before the modules that are most of the start-up load (imported below).
+  prepareStartup();
   const config = loadConfig();
   if (!config.databaseUrl) {
     console.error('npm run worker needs DATABASE_URL (PostgreSQL); with the embedded database the worker runs inside npm start.');
     process.exit(2);
   }
+  const [{ openDatabase }, { startDeliveryWorker, workerOptions }, { tenantDbFactory }, { startMaintenance }, { configuredChannels }, { configuredProcessors, reportingProcessors }] = await Promise.all([
+    import('./db/database.ts'),
+    import('./webhooks/delivery-worker.ts'),
+    import('./db/tenant-db.ts'),
+    import('./jobs/maintenance.ts'),
+    import('./messaging/channels.ts'),
+    import('./processors/configured.ts'),
+  ]);
   const db = await openDatabase({ databaseUrl: config.databaseUrl });
   const worker = await startDeliveryWorker(db, workerOptions(config));
   const maintenance = startMaintenance({
@@ -36,6 +41,7 @@ async function main() {
   // restarts nothing else holds the process, which would exit 0 and stop delivering. It lives
   // until it is told to stop.
   const alive = setInterval(() => {}, 2 ** 31 - 1);
+  keepCompiledCode();
   const stop = async () => {
     clearInterval(alive);
     maintenance.stop();

@@ -118,6 +118,40 @@ function userInfoPassword(url: string): { from: number; to: number } | null {
 
 // ------------------------------------------------------------------ PostgreSQL
 
+/**
+ * True when `err` says PostgreSQL could not be reached or the connection was lost (refused,
+ * reset, timed out, the server shutting down or restarting), as opposed to a query the server
+ * refused. A request that meets it is answered 503 with Retry-After (the edge,
+ * src/http/error-envelope.ts); the pool replaces the lost connections by itself.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  // A refused or reset socket is the database's only when the database's client says so: the
+  // same codes from a webhook endpoint, the file store or the processor mean something else.
+  return find(err, fromDatabase) !== undefined && classifyPostgres(err) !== null;
+}
+
+/** Marks an error that the database's connection pool raised (direct-sql-postgres.ts). */
+export const FROM_DATABASE_POOL = Symbol('from the database pool');
+
+/** pg's own errors of a lost connection, raised without a code. */
+const PG_CONNECTION_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+]);
+
+/** An error raised by PostgreSQL, by Prisma or its driver adapter, or by the database's pool. */
+function fromDatabase(e: Record<string, unknown>): boolean {
+  return (
+    typeof e.clientVersion === 'string' || // Prisma's errors
+    typeof e.severity === 'string' || // the server's (pg's DatabaseError)
+    e.name === 'DriverAdapterError' ||
+    (e as Record<symbol, unknown>)[FROM_DATABASE_POOL] === true ||
+    (typeof e.message === 'string' && PG_CONNECTION_MESSAGES.has(e.message))
+  );
+}
+
 interface PgTarget {
   /** "host:port", "[::1]:5432" or a socket directory. */
   where: string;
@@ -161,7 +195,13 @@ function classifyNode(e: Record<string, unknown>): Describe | null {
       return (t) => `${at(t)}: the server has too many connections (${t.scrub(message)})`;
     case '57P03':
       return (t) => `${at(t)}: the server is not accepting connections now (${t.scrub(message)})`;
+    // A server that stops or restarts ends its sessions: the statements in flight get these.
+    case '57P01':
+    case '57P02':
+      return (t) => `${at(t)}: the server ended the connection (${t.scrub(message)})`;
   }
+  // Class 08, connection exception: the server or the protocol lost the connection.
+  if (sqlState?.startsWith('08')) return (t) => `${at(t)}: the connection failed (${t.scrub(message)})`;
   switch (code) {
     case 'ECONNREFUSED':
       return (t) => `${at(t)}: connection refused (is the server running and listening there?)`;
@@ -211,6 +251,8 @@ function classifyNode(e: Record<string, unknown>): Describe | null {
     return (t) => `${at(t)}: connection timed out`;
   }
   if (message === 'Connection terminated unexpectedly') return (t) => `${at(t)}: the server closed the connection`;
+  // pg's answer to a query on a connection that has already failed.
+  if (message === 'Client has encountered a connection error and is not queryable') return (t) => `${at(t)}: the connection was lost`;
   return null;
 }
 
@@ -232,6 +274,14 @@ function classifyPrismaCode(e: Record<string, unknown>): Describe | null {
       return (t) => `${at(t)}: TLS failed (see sslmode in DATABASE_URL)`;
     case 'P1017':
       return (t) => `${at(t)}: the server closed the connection`;
+    case 'P2024':
+      return (t) => `${at(t)}: no connection of the pool became free in time`;
+    case 'P2028':
+      // A transaction that could not begin in time (no connection came), or that outlasted its timeout (rolled back).
+      if (typeof e.message === 'string' && /Unable to start a transaction in the given time|on an expired transaction/.test(e.message)) {
+        return (t) => `${at(t)}: the database did not answer in time`;
+      }
+      return null;
   }
   return null;
 }

@@ -25,6 +25,18 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
+ * True when PostgreSQL aborted a transaction in favour of a concurrent one: a serialization
+ * failure (SQLSTATE 40001) or a deadlock (40P01, e.g. two overlapping bookings checking the
+ * exclusion constraint against each other). Nothing of that transaction was committed, so
+ * running it again is safe (the tenant scope does: src/db/transaction-retry.ts).
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  const code = databaseError(err)?.code;
+  // P2034: Prisma's own name for either ("write conflict or a deadlock").
+  return code === '40001' || code === '40P01' || (err as { code?: unknown } | null)?.code === 'P2034';
+}
+
+/**
  * The SQLSTATE and message of a database error: from a Prisma error, a bare
  * DriverAdapterError, or a raw pg / PGlite error (for code that bypasses Prisma).
  */

@@ -12,6 +12,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import type { DirectSql } from './direct-sql.ts';
 import { directSqlPool, postgresDirectSql } from './direct-sql-postgres.ts';
 import { applyMigrations, createPGlite, loadPGlite } from './migrate.ts';
+import { pendingMigrationsOn } from './migration-status.ts';
 import { applyEmbeddedSettings, copyTemplateDirectory, readTemplate, readTemplateDirectory, saveTemplate } from './pglite-template.ts';
 import { log } from '../log.ts';
 
@@ -56,8 +57,10 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 }
 
 async function openPostgres(url: string, migrate: boolean): Promise<Database> {
-  if (migrate) await applyMigrations({ kind: 'postgres', url });
-  const pool = directSqlPool({ connectionString: url, max: poolSize() });
+  // A server out of reach that drops packets (no refusal) would hold a request until the
+  // kernel gives up on the connection, minutes later: after 10 s it is answered 503 instead.
+  // Keepalives find the connections a network failure left half open.
+  const pool = directSqlPool({ connectionString: url, max: poolSize(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
   let closed = false;
   // An idle connection that fails (server restart, or a test dropping its database right
   // after close) emits 'error' on the pool, which crashes the process if nobody listens.
@@ -65,6 +68,17 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   pool.on('error', (err) => {
     if (!closed) log.error(`database: idle connection lost: ${err.message}`);
   });
+  if (migrate) {
+    try {
+      // A restart finds every migration applied: one query on the pool (its connection is
+      // Prisma's first) instead of a connection of its own, a lock, and the migrations read.
+      if ((await pendingMigrationsOn(pool)).length > 0) await applyMigrations({ kind: 'postgres', url });
+    } catch (err) {
+      closed = true;
+      await pool.end().catch(() => {});
+      throw err;
+    }
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const listeners = new Set<pg.Client>();
   return {
@@ -110,6 +124,9 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
     }
   };
 }
+
+/** How long a query waits for a connection of the pool (a new one connecting, or a busy pool's next free one). */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 function poolSize(): number {
   const size = Number(process.env.DATABASE_POOL_SIZE ?? 20);

@@ -3,6 +3,7 @@
 // interactive transaction made known to the direct statements of that transaction.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { FROM_DATABASE_POOL } from './connection-errors.ts';
 import { directSql, readTimestamp, TIMESTAMP_OID, type DirectSql, type SqlExecutor } from './direct-sql.ts';
 
 const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? readTimestamp : pg.types.getTypeParser(oid, format as never)) };
@@ -22,20 +23,32 @@ export function directSqlPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool({ ...config, types: TYPES as never });
   const connect = pool.connect.bind(pool) as (callback?: unknown) => unknown;
   pool.connect = ((callback?: unknown) => {
-    if (callback) return connect(callback); // pool.query's own checkout
+    if (typeof callback === 'function') {
+      // pool.query's own checkout
+      return connect((err: Error | undefined, ...rest: unknown[]) => (callback as (...args: unknown[]) => void)(err && fromPool(err), ...rest));
+    }
     const slot = transactionConnection.getStore();
     return (connect() as Promise<pg.PoolClient>).then((client) => {
       if (slot && !slot.client) slot.client = client;
       return client;
-    });
+    }, (err: unknown) => Promise.reject(fromPool(err)));
   }) as typeof pool.connect;
   return pool;
+}
+
+/**
+ * `err`, marked as the database's: a refused or reset socket here is the database's, which the
+ * edge answers 503 (isDatabaseUnavailable), while the same codes elsewhere mean other things.
+ */
+function fromPool(err: unknown): unknown {
+  if (typeof err === 'object' && err !== null && Object.isExtensible(err)) Object.defineProperty(err, FROM_DATABASE_POOL, { value: true });
+  return err;
 }
 
 /** The tenant scope's direct SQL on `pool` (made by `directSqlPool`), inside Prisma's transactions on their own connection. */
 export function postgresDirectSql(pool: pg.Pool): DirectSql {
   const on = (client: pg.Pool | pg.PoolClient): SqlExecutor => async ({ text, values }) => {
-    const result = await client.query(text, values);
+    const result = await client.query(text, values).catch((err: unknown) => Promise.reject(fromPool(err)));
     return { rows: result.rows as Record<string, unknown>[], count: result.rowCount ?? 0 };
   };
   return directSql(on(pool), (begin) =>

@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { DATAMODEL as models, type DirectSql } from './direct-sql.ts';
 import { asPgRows, valuesOf, type TenantStatement } from './sql/named-sql.ts';
 import { checkTenantStatement, type TenantStatementShape } from './sql/tenant-sql.ts';
+import { retryConflicts } from './transaction-retry.ts';
 
 /** One business in one environment: the only rows a request may reach. */
 export interface TenantScope {
@@ -220,9 +221,19 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
       if (prop === '$transaction') {
         return (fn: unknown, options?: unknown) => {
           if (typeof fn !== 'function') throw new TenantScopeViolation('batch transactions are not available through the tenant scope; pass a function');
-          const begin = (bound: () => DirectSql | undefined) => (target as PrismaClient).$transaction((tx) => fn(scopedClient(tx, scope, observe, bound())), options as never);
-          // On PostgreSQL the transaction's statements may run as direct SQL too, on its own connection.
-          return direct ? direct.transaction(begin) : begin(() => undefined);
+          // A deadlock or serialization failure runs the whole transaction again, callback included.
+          return retryConflicts(() => {
+            // What an attempt touched counts once it commits: a rolled-back attempt touched nothing.
+            const touched: [string, { id?: unknown; bookingId?: unknown }][] = [];
+            const attempt: RowObserver | undefined = observe && { wants: () => observe.wants(), touch: (model, row) => void touched.push([model, row]) };
+            const begin = (bound: () => DirectSql | undefined) => (target as PrismaClient).$transaction((tx) => fn(scopedClient(tx, scope, attempt, bound())), options as never);
+            // On PostgreSQL the transaction's statements may run as direct SQL too, on its own connection.
+            const committed: Promise<unknown> = direct ? direct.transaction(begin) : begin(() => undefined);
+            return committed.then((result) => {
+              for (const [model, row] of touched) observe!.touch(model, row);
+              return result;
+            });
+          });
         };
       }
       if (prop === '$run') return (statement: TenantStatement<object, unknown>, params: object) => runTenantStatement(target as PrismaClient, scope, statement, params);

@@ -1,4 +1,6 @@
 import { GraphQLError } from 'graphql';
+import { isDatabaseUnavailable } from '../db/connection-errors.ts';
+import { isTransactionConflict } from '../db/database-errors.ts';
 import { CommonErrors } from '../domain/shared/common.errors.ts';
 import { DomainError, type ErrorType } from '../domain/shared/errors.ts';
 import { EdgeErrors } from './edge.errors.ts';
@@ -32,9 +34,10 @@ export function toGraphQLError(error: DomainError, requestId: string, at?: Pick<
 
 /** An error answer: the envelope, or (`graphql`) the same error in GraphQL's shape. */
 export function errorAnswer(error: DomainError, requestId: string, graphql: boolean): EdgeAnswer {
-  if (graphql) return jsonAnswer(error.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] });
+  const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
+  if (graphql) return jsonAnswer(error.status, { errors: [{ message: error.message, extensions: errorExtensions(error, requestId) }] }, headers);
   const e = envelope(error, requestId);
-  return jsonAnswer(e.status, e.body);
+  return jsonAnswer(e.status, e.body, headers);
 }
 
 /** A refusal of a request by the edge: the envelope, or GraphQL's error shape for a request to GraphQL. */
@@ -45,9 +48,23 @@ export function refusalAnswer(ctx: EdgeContext, err: unknown): EdgeAnswer {
 /** Anything thrown at the edge as a domain error: an unexpected one is logged once and answered as internal_error. */
 export function asDomainError(err: unknown, requestId: string): DomainError {
   if (err instanceof DomainError) return err;
+  const fault = databaseFault(err, requestId);
+  if (fault) return fault;
   // A client that hung up aborts its request: nothing failed on our side.
   if ((err as Error | null)?.name !== 'AbortError') log.error({ request_id: requestId, err }, 'request failed');
   return internalError();
+}
+
+/**
+ * A failure of the database that is no bug and passes (the contract's "never a 500"): the
+ * connection lost or refused (a restart), or a transaction the database kept aborting for
+ * concurrent ones after the tenant scope's retries (src/db/transaction-retry.ts). Answered 503
+ * with Retry-After; logged as a warning, once. Null for anything else.
+ */
+export function databaseFault(err: unknown, requestId: string): DomainError | null {
+  const fault = isTransactionConflict(err) ? CommonErrors.transactionConflict() : isDatabaseUnavailable(err) ? CommonErrors.databaseUnavailable() : null;
+  if (fault) log.warn({ request_id: requestId, code: fault.code, reason: (err as Error | null)?.message?.trim().split('\n').at(-1) }, 'request failed: the database is unavailable or contended');
+  return fault;
 }
 
 /**

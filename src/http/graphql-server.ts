@@ -27,7 +27,7 @@ import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import type { Metrics } from '../metrics.ts';
 import { useEdge, type YogaServerContext } from './transports/yoga.ts';
-import { classifyGraphQLError, errorExtensions, internalError, toGraphQLError } from './error-envelope.ts';
+import { classifyGraphQLError, databaseFault, errorExtensions, internalError, toGraphQLError } from './error-envelope.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { currentRequestId } from './request-scope.ts';
 import { log } from '../log.ts';
@@ -184,6 +184,11 @@ export function maskError(error: unknown, requestId: string): Error {
     return toGraphQLError(original, requestId, { nodes: gql.nodes, path: gql.path });
   }
   if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
+  const fault = databaseFault(original, requestId);
+  if (fault) {
+    const gql = error as GraphQLError;
+    return toGraphQLError(fault, requestId, { nodes: gql.nodes, path: gql.path });
+  }
   log.error({ request_id: requestId, err: original }, 'operation failed');
   return toGraphQLError(internalError(), requestId);
 }

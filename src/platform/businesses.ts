@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { newId } from '../domain/shared/ids.ts';
+import { retryConflicts } from '../db/transaction-retry.ts';
 import { createApiKey } from './api-keys.ts';
 
 /** A business with sandbox keys only (the demo's): nothing it holds reaches live money. */
@@ -21,10 +22,12 @@ type BusinessInput = { name: string; currency?: string };
  * the admin command line calls it.
  */
 export async function createBusiness(prisma: PrismaClient, input: BusinessInput): Promise<CreatedBusiness> {
-  return prisma.$transaction(async (tx) => {
-    const { business, key } = await insertBusiness(tx, input);
-    return { ...business, live_secret_key: await key(true, 'secret'), live_public_key: await key(true, 'publishable') };
-  });
+  return retryConflicts(() =>
+    prisma.$transaction(async (tx) => {
+      const { business, key } = await insertBusiness(tx, input);
+      return { ...business, live_secret_key: await key(true, 'secret'), live_public_key: await key(true, 'publishable') };
+    }),
+  );
 }
 
 /**

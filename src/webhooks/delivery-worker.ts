@@ -10,7 +10,6 @@ import { WEBHOOK_DELIVERY_FIELDS } from '../domain/webhooks/webhook.fields.ts';
 import { isDelivered, nextRetryDelay } from '../domain/webhooks/retry-schedule.ts';
 import { signatureHeaders } from '../domain/webhooks/signing.ts';
 import { privateTargetsAllowed, type PrivateTargetPolicy } from '../domain/webhooks/url-policy.ts';
-import { guardedDispatcher, postThrough, unguardedDispatcher } from './guarded-dispatcher.ts';
 import { log } from '../log.ts';
 import type { DeliveryOutcome } from '../metrics.ts';
 
@@ -126,6 +125,12 @@ async function claimDue(platform: PlatformSql, options: DeliveryWorkerOptions, l
 type Outcome = { status: number | null; error: string | null; durationMs: number };
 
 /**
+ * The HTTP client of deliveries (undici, a hundred modules), loaded with the first delivery:
+ * a process that has none to send, an API process restarting say, starts without it.
+ */
+let transport: Promise<typeof import('./guarded-dispatcher.ts')> | undefined;
+
+/**
  * POST one event to its endpoint, signed per Standard Webhooks; never throws. Connections
  * are kept alive and reused. Where private targets are not allowed, through the guarded
  * dispatcher: a refused address is a failed attempt like any network error.
@@ -138,6 +143,7 @@ async function send(message: Claimed, timeoutMs: number, privateUrls: PrivateTar
     // The event id is the message id: stable across retries, so receivers can deduplicate.
     ...signatureHeaders(message.endpoint.secret, message.event.id, Math.floor(Date.now() / 1000), body),
   };
+  const { guardedDispatcher, postThrough, unguardedDispatcher } = await (transport ??= import('./guarded-dispatcher.ts'));
   const started = performance.now();
   const dispatcher = privateTargetsAllowed(privateUrls, message.livemode) ? unguardedDispatcher() : guardedDispatcher();
   const res = await postThrough(dispatcher, message.endpoint.url, headers, body, timeoutMs);

@@ -35,6 +35,24 @@ export const CommonErrors = errorCatalogue('common', {
     details: ['object', 'current_state'],
     build: (object: string, currentState: string, message: string) => ({ message, details: { object, current_state: currentState } }),
   },
+  transactionConflict: {
+    type: 'internal_error',
+    code: 'transaction_conflict',
+    status: 503,
+    retryAfterSeconds: 1,
+    description:
+      'Concurrent requests kept changing the same objects: the database aborted this request\'s transaction (a deadlock or a serialization failure) each time the service retried it. Nothing was changed. Retry after Retry-After seconds, with the same Idempotency-Key.',
+    build: () => ({ message: 'Concurrent requests kept changing the same objects, and this request could not complete; nothing was changed. Retry after the Retry-After header\'s seconds.' }),
+  },
+  databaseUnavailable: {
+    type: 'internal_error',
+    code: 'database_unavailable',
+    status: 503,
+    retryAfterSeconds: 1,
+    description:
+      'The database could not be reached or did not answer in time, or the connection to it was lost (it is restarting, say). The service reconnects by itself: retry after Retry-After seconds, with the same Idempotency-Key. A write whose answer was lost this way is either whole or absent, never partial.',
+    build: () => ({ message: 'The database is unavailable right now. Retry after the Retry-After header\'s seconds.' }),
+  },
   internal: {
     type: 'internal_error',
     code: 'internal_error',

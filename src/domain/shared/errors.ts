@@ -38,6 +38,8 @@ export class DomainError extends Error {
   readonly status: number;
   readonly param?: string;
   readonly details: ErrorDetails;
+  /** Seconds after which the same request may succeed (the answer's Retry-After header). */
+  readonly retryAfterSeconds?: number;
 
   constructor(definition: ErrorDefinition, message: string, options: { param?: string; details?: ErrorDetails } = {}) {
     super(message);
@@ -45,6 +47,7 @@ export class DomainError extends Error {
     this.type = definition.type;
     this.code = definition.code;
     this.status = definition.status;
+    this.retryAfterSeconds = definition.retryAfterSeconds;
     this.param = options.param;
     this.details = options.details ?? {};
   }
@@ -61,6 +64,8 @@ export interface ErrorDefinition {
   catalogue: string;
   /** Names of the `details` fields it carries. */
   details: readonly string[];
+  /** A transient failure: the answer tells the client when to try again (Retry-After, in seconds). */
+  retryAfterSeconds?: number;
 }
 
 interface EntrySpec<A extends unknown[]> {
@@ -70,6 +75,8 @@ interface EntrySpec<A extends unknown[]> {
   status?: number;
   description: string;
   details?: readonly string[];
+  /** A transient failure: the Retry-After its answers carry. */
+  retryAfterSeconds?: number;
   build: (...args: A) => { message: string; param?: string; details?: ErrorDetails };
 }
 
@@ -105,6 +112,7 @@ export function errorCatalogue<T extends Record<string, EntrySpec<any>>>(catalog
       description: spec.description,
       catalogue,
       details: spec.details ?? [],
+      ...(spec.retryAfterSeconds !== undefined ? { retryAfterSeconds: spec.retryAfterSeconds } : {}),
     });
     if (registry.has(spec.code)) throw new Error(`error code ${spec.code} is declared twice (${registry.get(spec.code)!.catalogue}, ${catalogue})`);
     registry.set(spec.code, definition);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { log } from '../../log.ts';
 import { answeredWhole, finishEdge, runEdge, settle, type EdgeAnswer, type EdgeContext, type EdgeStep } from '../edge/runner.ts';
-import { errorAnswer, internalError, refusalAnswer } from '../error-envelope.ts';
+import { databaseFault, errorAnswer, internalError, refusalAnswer } from '../error-envelope.ts';
 import { answerHeaders } from './headers.ts';
 import type { TransportRequest } from './requests.ts';
 
@@ -27,9 +27,10 @@ function answerOf(ctx: NodeContext): EdgeAnswer {
 /** The steps that ran see the answer (the audit record, the idempotent answer), then it is written. */
 function answer(steps: readonly EdgeStep[], ctx: NodeContext, res: ServerResponse, given: EdgeAnswer): void {
   void settle(() => finishEdge(steps, ctx, answeredWhole(given)), () => write(ctx, res, given), (err) => {
-    // A step could not record the answer: the caller is told it failed.
-    log.error({ request_id: ctx.requestId, err }, 'request failed after its answer was made');
-    write(ctx, res, errorAnswer(internalError(), ctx.requestId, false));
+    // A step could not record the answer (the database went away, say): the caller is told it failed.
+    const fault = databaseFault(err, ctx.requestId);
+    if (!fault) log.error({ request_id: ctx.requestId, err }, 'request failed after its answer was made');
+    write(ctx, res, errorAnswer(fault ?? internalError(), ctx.requestId, false));
   });
 }
 
