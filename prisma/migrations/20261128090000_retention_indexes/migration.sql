@@ -1,0 +1,23 @@
+-- A year of data: every list read stays on an index within its tenant, and retention deletes
+-- the oldest rows through an index (docs/retention.md).
+-- - Bookings by state and by start time: the list's filters, which otherwise read every
+--   booking of the tenant.
+-- - Events by creation time: the list's created_after / created_before window.
+-- - Delivery attempts by message: deleting a message (retention, or the foreign key's cascade)
+--   finds its attempts without reading the whole table.
+-- - Audit records by creation time: retention takes the oldest first, across businesses.
+
+-- CreateIndex
+CREATE INDEX "Booking_businessId_livemode_state_id_idx" ON "Booking"("businessId", "livemode", "state", "id");
+
+-- CreateIndex
+CREATE INDEX "Booking_businessId_livemode_startAt_idx" ON "Booking"("businessId", "livemode", "startAt");
+
+-- CreateIndex
+CREATE INDEX "Event_businessId_livemode_createdAt_idx" ON "Event"("businessId", "livemode", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "WebhookDelivery_messageId_idx" ON "WebhookDelivery"("messageId");
+
+-- CreateIndex
+CREATE INDEX "AuditLog_createdAt_idx" ON "AuditLog"("createdAt");
