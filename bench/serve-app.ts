@@ -11,8 +11,8 @@ import { stopOnSignal } from './bare-http.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
-// Rate limits raised out of the way; no hold sweeper; in-memory limiter (no Redis).
-const config = loadConfig({ ...process.env, RATE_LIMIT_TEST: '1000000000', RATE_LIMIT_LIVE: '1000000000', HOLD_SWEEP_MS: '0', REDIS_URL: '' });
+// Rate limits raised out of the way; no hold sweeper, no retention pass; in-memory limiter (no Redis).
+const config = loadConfig({ ...process.env, RATE_LIMIT_TEST: '1000000000', RATE_LIMIT_LIVE: '1000000000', HOLD_SWEEP_MS: '0', RETENTION_SWEEP_MS: '0', REDIS_URL: '' });
 // As npm start opens it: migrations checked (nothing is pending: the bench migrated the database).
 const db = await openDatabase({ databaseUrl });
 const app = await buildApp({ db, config });

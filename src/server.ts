@@ -222,7 +222,7 @@ export async function buildApp(options: {
     res.end(answer.body);
   }
 
-  const maintenance = startMaintenance({ prisma, tenantDb, now, messaging, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0 });
+  const maintenance = startMaintenance({ prisma, tenantDb, now, messaging, holdSweepMs: config.holdSweepMs, idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0, retention: config.retention });
 
   let server: Server | null = null;
   let websocket: { close(): Promise<void> } | null = null;

@@ -27,6 +27,7 @@ async function main() {
     messaging: configuredChannels(config.messaging),
     holdSweepMs: config.holdSweepMs,
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
+    retention: config.retention,
   });
   log.info('webhook worker delivering from PostgreSQL');
   const stop = async () => {

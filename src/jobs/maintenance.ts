@@ -6,6 +6,8 @@ import { sweepIdempotencyRecords } from '../http/idempotency.ts';
 import { deliverDueMessages, dueMessages } from '../domain/messages/deliver-message.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import { log } from '../log.ts';
+import { sweepRetention } from './retention.ts';
+import type { RetentionPolicy } from './retention-policy.ts';
 
 /**
  * The platform's own periodic work, for every business: bookings whose payment hold ran out
@@ -20,6 +22,8 @@ export function startMaintenance(deps: {
   messaging: { test: MessageChannels; live: MessageChannels } | null;
   holdSweepMs: number;
   idempotencySweepMs: number;
+  /** What is kept how long (src/jobs/retention.ts); absent: nothing is deleted. */
+  retention?: RetentionPolicy;
 }) {
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
@@ -73,6 +77,7 @@ export function startMaintenance(deps: {
     });
   }
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
+  every(deps.retention?.sweepMs ?? 0, 'retention', () => sweepRetention(deps.prisma, deps.retention!, deps.now()));
 
   return {
     stop() {
