@@ -38,7 +38,7 @@ function eventCutoff(policy: RetentionPolicy, now: Date): Date | null {
 export async function runRetentionPass(sql: PlatformSql, policy: RetentionPolicy, now: Date): Promise<RetentionCounts> {
   const counts: RetentionCounts = { webhookMessages: 0, webhookDeliveries: 0, events: 0, auditRecords: 0, batches: 0 };
   const limit = policy.batchSize;
-  /** Runs `batch` until it deletes less than a full batch, or `maxBatches` times. */
+  /** Runs `batch` until it comes back short of a full batch, or `maxBatches` times. */
   const drain = async (batch: () => Promise<number>) => {
     for (let i = 0; i < policy.maxBatches; i++) {
       counts.batches++;
@@ -59,10 +59,13 @@ export async function runRetentionPass(sql: PlatformSql, policy: RetentionPolicy
   }
   const eventsBefore = eventCutoff(policy, now);
   if (eventsBefore) {
+    // Each batch reads up to `limit` events and goes on from where the one before stopped.
+    let after = { after: new Date(0), afterId: '' };
     await drain(async () => {
-      const [row] = await sql.run(deleteExpiredEvents, { before: eventsBefore, limit });
+      const [row] = await sql.run(deleteExpiredEvents, { before: eventsBefore, limit, ...after });
       counts.events += row.deleted;
-      return row.deleted;
+      if (row.lastPublishedAt && row.lastId) after = { after: row.lastPublishedAt, afterId: row.lastId };
+      return row.read;
     });
   }
   if (policy.auditDays > 0) {

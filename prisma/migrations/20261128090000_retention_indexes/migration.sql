@@ -3,6 +3,10 @@
 -- - Bookings by state and by start time: the list's filters, which otherwise read every
 --   booking of the tenant.
 -- - Events by creation time: the list's created_after / created_before window.
+-- - Events by publication time and id, instead of publication time alone: the relay's claim
+--   (unpublished ones, in id order) reads them in order, and retention goes through the
+--   published ones oldest first, a batch after another, though the relay publishes up to 200
+--   at one instant.
 -- - Delivery attempts by message: deleting a message (retention, or the foreign key's cascade)
 --   finds its attempts without reading the whole table.
 -- - Audit records by creation time: retention takes the oldest first, across businesses.
@@ -15,6 +19,12 @@ CREATE INDEX "Booking_businessId_livemode_startAt_idx" ON "Booking"("businessId"
 
 -- CreateIndex
 CREATE INDEX "Event_businessId_livemode_createdAt_idx" ON "Event"("businessId", "livemode", "createdAt");
+
+-- DropIndex
+DROP INDEX "Event_publishedAt_idx";
+
+-- CreateIndex
+CREATE INDEX "Event_publishedAt_id_idx" ON "Event"("publishedAt", "id");
 
 -- CreateIndex
 CREATE INDEX "WebhookDelivery_messageId_idx" ON "WebhookDelivery"("messageId");

@@ -99,21 +99,28 @@ export const deleteExpiredAuditRecords = platformStatement<DeleteExpiredAuditRec
 export interface DeleteExpiredEventsParams {
   /** Events created and published before this time go */
   before: Date;
-  /** Events to delete at most (one batch) */
+  /** Events to read at most (one batch) */
   limit: number;
+  /** When the event the previous batch stopped at was published (the epoch at first) */
+  after: Date;
+  /** That event's id ('' at first) */
+  afterId: string;
 }
 
 /** A row of platform/delete-expired-events.sql. */
 export interface DeleteExpiredEventsRow {
   "deleted": number;
+  "read": number;
+  "lastPublishedAt": Date | null;
+  "lastId": string | null;
 }
 
 export const deleteExpiredEvents = platformStatement<DeleteExpiredEventsParams, DeleteExpiredEventsRow>({
   name: "deleteExpiredEvents",
   file: "platform/delete-expired-events.sql",
-  params: ["before","limit"],
-  columns: { "deleted": 'number' },
-  text: "-- Retention of events: up to `limit` events created and published before `before` that no\n-- webhook message refers to any more (every delivery of the event finished and was itself\n-- deleted), so an event the relay has yet to publish or a webhook has yet to deliver stays.\n-- Oldest first along the relay's \"publishedAt\" index. FOR UPDATE SKIP LOCKED: passes of several\n-- processes take different events and never wait for each other.\n-- @param {DateTime} $1:before Events created and published before this time go\n-- @param {Int} $2:limit Events to delete at most (one batch)\n-- @notNull deleted\nWITH doomed AS (\n  SELECT e.id FROM \"Event\" e\n   WHERE e.\"publishedAt\" < $1 AND e.\"createdAt\" < $1\n     AND NOT EXISTS (SELECT 1 FROM \"WebhookMessage\" m WHERE m.\"eventId\" = e.id)\n   ORDER BY e.\"publishedAt\"\n   LIMIT $2::int\n   FOR UPDATE OF e SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"Event\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT count(*)::int AS deleted FROM deleted",
+  params: ["before","limit","after","afterId"],
+  columns: { "deleted": 'number', "read": 'number', "lastPublishedAt": 'Date?', "lastId": 'string?' },
+  text: "-- Retention of events: of the next `limit` events published before `before` after the one the\n-- previous batch stopped at (oldest first, along the (\"publishedAt\", id) index the relay's claim\n-- uses too; the relay publishes up to 200 events at one instant, so the id tells them apart),\n-- those created before `before` that no webhook message refers to any more (every delivery of the event finished and was\n-- itself deleted), so an event the relay has yet to publish or a webhook has yet to deliver\n-- stays. Each batch reads at most `limit` events, deletable or not, and tells how far it read:\n-- the next batch goes on from there, so events kept by a delivery are passed over once a pass,\n-- not read again by every batch. FOR UPDATE SKIP LOCKED: passes of several processes never\n-- delete an event twice nor wait for each other.\n-- @param {DateTime} $1:before Events created and published before this time go\n-- @param {Int} $2:limit Events to read at most (one batch)\n-- @param {DateTime} $3:after When the event the previous batch stopped at was published (the epoch at first)\n-- @param {String} $4:afterId That event's id ('' at first)\n-- @notNull deleted read\nWITH batch AS (\n  SELECT id, \"createdAt\", \"publishedAt\" FROM \"Event\"\n   WHERE \"publishedAt\" < $1 AND (\"publishedAt\", id) > ($3, $4)\n   ORDER BY \"publishedAt\", id\n   LIMIT $2::int\n), doomed AS (\n  SELECT e.id FROM \"Event\" e\n   WHERE e.id IN (SELECT id FROM batch WHERE \"createdAt\" < $1)\n     AND NOT EXISTS (SELECT 1 FROM \"WebhookMessage\" m WHERE m.\"eventId\" = e.id)\n   FOR UPDATE OF e SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"Event\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT (SELECT count(*) FROM deleted)::int AS deleted, (SELECT count(*) FROM batch)::int AS read,\n       (SELECT \"publishedAt\" FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastPublishedAt\",\n       (SELECT id FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastId\"",
 });
 
 /** Parameters of platform/delete-expired-webhook-messages.sql. */
