@@ -10,24 +10,27 @@
 -- - Delivery attempts by message: deleting a message (retention, or the foreign key's cascade)
 --   finds its attempts without reading the whole table.
 -- - Audit records by creation time: retention takes the oldest first, across businesses.
+-- IF [NOT] EXISTS: an installation whose tables are already big builds them beforehand with
+-- CREATE INDEX CONCURRENTLY (which does not hold writes back while it runs) under these
+-- names, and this migration then finds them (docs/retention.md).
 
 -- CreateIndex
-CREATE INDEX "Booking_businessId_livemode_state_id_idx" ON "Booking"("businessId", "livemode", "state", "id");
+CREATE INDEX IF NOT EXISTS "Booking_businessId_livemode_state_id_idx" ON "Booking"("businessId", "livemode", "state", "id");
 
 -- CreateIndex
-CREATE INDEX "Booking_businessId_livemode_startAt_idx" ON "Booking"("businessId", "livemode", "startAt");
+CREATE INDEX IF NOT EXISTS "Booking_businessId_livemode_startAt_idx" ON "Booking"("businessId", "livemode", "startAt");
 
 -- CreateIndex
-CREATE INDEX "Event_businessId_livemode_createdAt_idx" ON "Event"("businessId", "livemode", "createdAt");
+CREATE INDEX IF NOT EXISTS "Event_businessId_livemode_createdAt_idx" ON "Event"("businessId", "livemode", "createdAt");
+
+-- CreateIndex (before the one it replaces goes: the relay's claim always has one)
+CREATE INDEX IF NOT EXISTS "Event_publishedAt_id_idx" ON "Event"("publishedAt", "id");
 
 -- DropIndex
-DROP INDEX "Event_publishedAt_idx";
+DROP INDEX IF EXISTS "Event_publishedAt_idx";
 
 -- CreateIndex
-CREATE INDEX "Event_publishedAt_id_idx" ON "Event"("publishedAt", "id");
+CREATE INDEX IF NOT EXISTS "WebhookDelivery_messageId_idx" ON "WebhookDelivery"("messageId");
 
 -- CreateIndex
-CREATE INDEX "WebhookDelivery_messageId_idx" ON "WebhookDelivery"("messageId");
-
--- CreateIndex
-CREATE INDEX "AuditLog_createdAt_idx" ON "AuditLog"("createdAt");
+CREATE INDEX IF NOT EXISTS "AuditLog_createdAt_idx" ON "AuditLog"("createdAt");
