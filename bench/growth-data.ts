@@ -43,13 +43,25 @@ const EVENT_TYPES = ['booking.created', 'checkout.started', 'payment.succeeded',
 
 const TABLES = ['Vehicle', 'Customer', 'Booking', 'Event', 'WebhookMessage', 'WebhookDelivery', 'AuditLog'];
 
+const BIG_TABLES = ['Event', 'WebhookMessage', 'WebhookDelivery', 'AuditLog'];
+
 /**
  * Fill `databaseUrl` (migrated, `tenantBusinessId` created) with `size`. Secondary indexes and
  * the exclusion constraint of the loaded tables are dropped during the load and rebuilt
- * after; foreign-key triggers are off while loading; the big tables load two at a time (one
- * connection each). Returns the seconds it took and the rows made.
+ * after; foreign-key triggers are off while loading. Three connections: the big tables load
+ * two at a time while the third rebuilds the bookings' indexes and exclusion constraint (a
+ * GiST index: minutes for a million bookings). The bookings, vehicles and customers are
+ * vacuumed (the availability probe reads the index alone); the big tables are analyzed only:
+ * vacuuming them would rewrite every page once more. `onPhase` hears each step's seconds.
+ * Returns the seconds it took and the rows made.
  */
-export async function seedPlatform(databaseUrl: string, tenantBusinessId: string, size: PlatformSize, now = new Date()): Promise<{ seconds: number; counts: PlatformCounts }> {
+export async function seedPlatform(
+  databaseUrl: string,
+  tenantBusinessId: string,
+  size: PlatformSize,
+  now = new Date(),
+  onPhase: (phase: string, seconds: number) => void = () => {},
+): Promise<{ seconds: number; counts: PlatformCounts }> {
   const started = Date.now();
   if (size.businesses * size.vehiclesPerBusiness * (size.days / size.bookings) < 6) {
     throw new Error('growth data: too many bookings for the fleet (each vehicle needs a booking at most every 6 days)');
@@ -65,6 +77,13 @@ export async function seedPlatform(databaseUrl: string, tenantBusinessId: string
   };
   const a = await connect();
   const b = await connect();
+  const c = await connect();
+  const phase = async <T>(name: string, work: Promise<T> | (() => Promise<T>)) => {
+    const t = Date.now();
+    const result = await (typeof work === 'function' ? work() : work);
+    onPhase(name, (Date.now() - t) / 1000);
+    return result;
+  };
   try {
     const { rows: saved } = await a.query<{ kind: string; tbl: string; name: string; def: string }>(
       `SELECT 'index' AS kind, tablename AS tbl, indexname AS name, indexdef AS def FROM pg_indexes
@@ -107,7 +126,7 @@ export async function seedPlatform(databaseUrl: string, tenantBusinessId: string
              $2::timestamptz - $7::int * interval '1 day' - interval '10 days'
         FROM generate_series(0, $3::int * $5::int - 1) AS x`);
     // Vehicle of booking j: the business's (i mod V)-th; customer: the (i mod C)-th.
-    await run(a, `INSERT INTO "Booking" (id, "businessId", livemode, "vehicleId", "customerId", state, "startAt", "endAt", days, currency,
+    await phase('businesses, fleets, customers, bookings', () => run(a, `INSERT INTO "Booking" (id, "businessId", livemode, "vehicleId", "customerId", state, "startAt", "endAt", days, currency,
          "dailyRateCents", "rentalCents", "unlimitedMilesFeeCents", "depositCents", "includedMiles", "extraMileFeeCents", "totalCents",
          "paymentGate", "identityGate", "agreementGate", "depositGate", "mileageOut", "mileageIn", "pickedUpAt", "returnedAt", "completedAt",
          "canceledAt", "cancellationReason", "createdAt", "updatedAt")
@@ -126,18 +145,20 @@ export async function seedPlatform(databaseUrl: string, tenantBusinessId: string
                          ${at('j')} + interval '1 day' + (j % 5) * interval '1 hour' AS s_at,
                          ${at('j')} + interval '1 day' + (j % 5) * interval '1 hour' + (1 + j % 4) * interval '1 day' AS e_at, 1 + j % 4 AS d
                     FROM generate_series(0, $6::int - 1) AS j) t
-        ) s`);
+        ) s`));
 
     // The four big tables, two at a time.
     const events = `INSERT INTO "Event" (id, "businessId", livemode, type, "bookingId", data, "requestId", "publishedAt", "createdAt")
       SELECT 'evt_' || lpad(n::text, 22, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false,
              (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}],
              'bk_' || lpad((n / ${EVENTS_PER_BOOKING})::text, 23, '0'),
-             jsonb_build_object('object', jsonb_build_object('id', 'bk_' || lpad((n / ${EVENTS_PER_BOOKING})::text, 23, '0'), 'object', 'booking', 'livemode', false,
-               'state', 'booked', 'vehicle_id', 'veh_' || lpad((n % 997)::text, 22, '0'), 'customer_id', 'cus_' || lpad((n % 991)::text, 22, '0'),
-               'total_cents', 18000, 'currency', 'usd', 'metadata', '{}'::jsonb)),
+             payload.data,
              'req_' || lpad(n::text, 22, '0'), t, t
-        FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e`;
+        FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e,
+             -- One payload for all (a short booking's), made once: building one a row costs minutes at ten million.
+             (SELECT jsonb_build_object('object', jsonb_build_object('id', 'bk_' || lpad('0', 23, '0'), 'object', 'booking', 'livemode', false, 'state', 'booked',
+                'vehicle_id', 'veh_' || lpad('0', 22, '0'), 'customer_id', 'cus_' || lpad('0', 22, '0'), 'start_at', '2026-01-02T10:00:00.000Z', 'end_at', '2026-01-05T10:00:00.000Z',
+                'total_cents', 18000, 'currency', 'usd', 'metadata', '{}'::jsonb)) AS data) payload`;
     const messages = `INSERT INTO "WebhookMessage" (id, "businessId", livemode, "endpointId", "eventId", "eventType", state, attempts, "nextAttemptAt", "createdAt", "updatedAt")
       SELECT 'whm_' || lpad(n::text, 22, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false, 'we_' || lpad(((n / ${EVENTS_PER_BOOKING}) % $3::int)::text, 23, '0'),
              'evt_' || lpad(n::text, 22, '0'), (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}],
@@ -160,25 +181,29 @@ export async function seedPlatform(databaseUrl: string, tenantBusinessId: string
              CASE WHEN n % ${AUDIT_PER_BOOKING} = 0 THEN 201 ELSE 200 END, 'bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0'), ARRAY['bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0')],
              ${at(`n::float8 / ${AUDIT_PER_BOOKING}`)}
         FROM generate_series(0, $6::int * ${AUDIT_PER_BOOKING} - 1) AS n`;
-    await Promise.all([(async () => { await run(a, events); await run(a, deliveries); })(), (async () => { await run(b, messages); await run(b, audit); })()]);
-
-    await a.query('SET session_replication_role = DEFAULT');
-    await b.query('SET session_replication_role = DEFAULT');
-    // Rebuilt two at a time, each table's on one connection.
-    const byTable = new Map<string, typeof saved>();
-    for (const s of saved) byTable.set(s.tbl.replace(/"/g, ''), [...(byTable.get(s.tbl.replace(/"/g, '')) ?? []), s]);
-    const queue = [...byTable.values()].sort((x, y) => y.length - x.length);
-    const rebuild = async (client: pg.Client) => {
-      for (let group = queue.shift(); group; group = queue.shift()) {
-        for (const s of group) await client.query(s.kind === 'index' ? s.def : `ALTER TABLE ${s.tbl} ADD CONSTRAINT "${s.name}" ${s.def}`);
+    const restore = async (client: pg.Client, tables: string[]) => {
+      for (const x of saved.filter((x) => tables.includes(x.tbl.replace(/"/g, '')))) {
+        await client.query(x.kind === 'index' ? x.def : `ALTER TABLE ${x.tbl} ADD CONSTRAINT "${x.name}" ${x.def}`);
       }
     };
-    await Promise.all([rebuild(a), rebuild(b)]);
-    // The visibility map (index-only scans) and the planner's statistics, as autovacuum would leave them.
-    const vacuum = async (client: pg.Client, tables: string[]) => {
-      for (const t of tables) await client.query(`VACUUM (ANALYZE) "${t}"`);
-    };
-    await Promise.all([vacuum(a, ['Event', 'Vehicle', 'Customer', 'Business']), vacuum(b, ['WebhookDelivery', 'WebhookMessage', 'AuditLog', 'Booking', 'WebhookEndpoint'])]);
+    const small = TABLES.filter((t) => !BIG_TABLES.includes(t));
+    await Promise.all([
+      phase('events, then delivery attempts', async () => { await run(a, events); await run(a, deliveries); }),
+      phase('webhook messages, then audit records', async () => { await run(b, messages); await run(b, audit); }),
+      phase('bookings, vehicles and customers: indexes, exclusion constraint, vacuum', async () => {
+        await restore(c, small);
+        for (const t of [...small, 'Business', 'WebhookEndpoint']) await c.query(`VACUUM (ANALYZE) "${t}"`);
+      }),
+    ]);
+    // The big tables' indexes, two at a time, each table's on one connection; then their statistics.
+    const queue = BIG_TABLES.map((t) => [t]);
+    await phase('indexes of the big tables', Promise.all([a, b].map(async (client) => {
+      await client.query('SET session_replication_role = DEFAULT');
+      for (let next = queue.shift(); next; next = queue.shift()) await restore(client, next);
+    })));
+    await phase('statistics of the big tables', Promise.all([a, b].map(async (client, i) => {
+      for (const t of BIG_TABLES.filter((_, k) => k % 2 === i)) await client.query(`ANALYZE "${t}"`);
+    })));
 
     const { rows } = await a.query<Record<keyof PlatformCounts, string>>(
       `SELECT (SELECT count(*) FROM "Booking") AS bookings, (SELECT count(*) FROM "Event") AS events, (SELECT count(*) FROM "WebhookMessage") AS "webhookMessages",
@@ -187,7 +212,6 @@ export async function seedPlatform(databaseUrl: string, tenantBusinessId: string
     const counts = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)])) as unknown as PlatformCounts;
     return { seconds: (Date.now() - started) / 1000, counts };
   } finally {
-    await a.end();
-    await b.end();
+    await Promise.all([a.end(), b.end(), c.end()]);
   }
 }

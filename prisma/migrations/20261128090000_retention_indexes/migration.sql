@@ -10,6 +10,11 @@
 -- - Delivery attempts by message: deleting a message (retention, or the foreign key's cascade)
 --   finds its attempts without reading the whole table.
 -- - Audit records by creation time: retention takes the oldest first, across businesses.
+-- - Statistics that tell PostgreSQL an endpoint's delivery attempts are all of one business
+--   and environment: the tenant scope adds both to every read, and taking the three as
+--   independent, the planner expected a handful of an endpoint's attempts to be the
+--   tenant's, and read and sorted all of them for every page, instead of the newest eleven
+--   from the index.
 -- IF [NOT] EXISTS: an installation whose tables are already big builds them beforehand with
 -- CREATE INDEX CONCURRENTLY (which does not hold writes back while it runs) under these
 -- names, and this migration then finds them (docs/retention.md).
@@ -34,3 +39,6 @@ CREATE INDEX IF NOT EXISTS "WebhookDelivery_messageId_idx" ON "WebhookDelivery"(
 
 -- CreateIndex
 CREATE INDEX IF NOT EXISTS "AuditLog_createdAt_idx" ON "AuditLog"("createdAt");
+
+-- CreateStatistics
+CREATE STATISTICS IF NOT EXISTS "WebhookDelivery_endpointId_tenant_stats" (dependencies) ON "endpointId", "businessId", "livemode" FROM "WebhookDelivery";
