@@ -3,6 +3,7 @@ import { logLevel } from './log.ts';
 import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
 import type { S3StorageSettings } from './storage/s3-storage.ts';
+import { DEFAULT_RETENTION, type RetentionPolicy } from './jobs/retention-policy.ts';
 
 /**
  * SEED_DEMO: which empty database `npm start` seeds the demo business into. `embedded`
@@ -61,6 +62,8 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** SEED_DEMO: which empty database start-up seeds the demo business into (DemoSeedSetting). */
   seedDemo: DemoSeedSetting;
+  /** How long events, webhook deliveries and audit records are kept, and how their deletion runs (docs/retention.md). */
+  retention: RetentionPolicy;
 }
 
 function num(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -208,5 +211,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
     metricsToken: env.METRICS_TOKEN || undefined,
     seedDemo: seedDemo(env),
+    retention: retention(env),
+  };
+}
+
+function retention(env: NodeJS.ProcessEnv): RetentionPolicy {
+  const whole = (name: string, fallback: number, min: number) => {
+    const value = num(name, fallback, env);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min}, got '${env[name]}'`);
+    return value;
+  };
+  return {
+    eventDays: whole('EVENT_RETENTION_DAYS', DEFAULT_RETENTION.eventDays, 0),
+    webhookDeliveryDays: whole('WEBHOOK_DELIVERY_RETENTION_DAYS', DEFAULT_RETENTION.webhookDeliveryDays, 0),
+    auditDays: whole('AUDIT_RETENTION_DAYS', DEFAULT_RETENTION.auditDays, 0),
+    batchSize: whole('RETENTION_BATCH_SIZE', DEFAULT_RETENTION.batchSize, 1),
+    maxBatches: whole('RETENTION_MAX_BATCHES', DEFAULT_RETENTION.maxBatches, 1),
+    sweepMs: num('RETENTION_SWEEP_MS', DEFAULT_RETENTION.sweepMs, env),
   };
 }

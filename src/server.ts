@@ -227,6 +227,7 @@ export async function buildApp(options: {
     processorSweepAfterMs: config.processorSweepAfterMs,
     holdSweepMs: config.holdSweepMs,
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
+    retention: config.retention,
   });
 
   let server: Server | null = null;

@@ -35,6 +35,7 @@ async function main() {
     processorSweepAfterMs: config.processorSweepAfterMs,
     holdSweepMs: config.holdSweepMs,
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
+    retention: config.retention,
   });
   log.info('webhook worker delivering from PostgreSQL');
   // The worker's timers are unref'd and its sockets are the database's: while PostgreSQL

@@ -65,6 +65,10 @@ const TENANT_PARAMS: Record<keyof typeof tenantStatements, object> = {
 const PLATFORM_PARAMS: Record<keyof typeof platformStatements, object> = {
   claimEvents: {},
   claimWebhookMessages: { now: new Date(Date.now() + 1_000), heldMessageIds: [], fullEndpointIds: [], lookAhead: 100, heldEndpointIds: [], heldCounts: [], perEndpoint: 5, limit: 25, leaseUntil: new Date(Date.now() + 60_000) },
+  // Retention with a cut-off before every row: the count row alone, nothing deleted.
+  deleteExpiredAuditRecords: { before: new Date(0), limit: 10 },
+  deleteExpiredEvents: { before: new Date(0), limit: 10, after: new Date(0), afterId: '' },
+  deleteExpiredWebhookMessages: { before: new Date(0), limit: 10, state: 'delivered' },
 };
 
 /** Whether `value` is of the declared runtime type (`Date`, `string?`, ...). */

@@ -7,13 +7,15 @@ import { addTeamMember } from '../platform/team-members.ts';
 import { createSignInLink, signInUrl } from '../ops/sessions.ts';
 import { TeamRole } from '../generated/prisma/enums.ts';
 import { DomainError } from '../domain/shared/errors.ts';
+import { tenantDbFactory } from '../db/tenant-db.ts';
+import { exportAuditRecords, ExportFileExistsError } from '../platform/audit-export.ts';
 
 /** Bad arguments: the CLI prints the message (a line or two, no stack) and exits 2. */
 export class AdminUsageError extends Error {
   override name = 'AdminUsageError';
 }
 
-type Flag = 'name' | 'currency' | 'business' | 'key' | 'mode' | 'kind' | 'permissions' | 'member' | 'email' | 'role' | 'json';
+type Flag = 'name' | 'currency' | 'business' | 'key' | 'mode' | 'kind' | 'permissions' | 'member' | 'email' | 'role' | 'out' | 'since' | 'before' | 'json';
 
 const ROLES = Object.values(TeamRole) as string[];
 
@@ -28,6 +30,9 @@ const FLAG_HELP: Record<Flag, [syntax: string, help: string]> = {
   member: ['--member <mem_id>', "bind the key to a team member: it acts with the member's role and dies with the member"],
   email: ['--email <address>', "the member's email"],
   role: ['--role <role>', `the member's role: ${ROLES.join(', ')} (default owner)`],
+  out: ['--out <file>', 'the file to write (a new one: never overwritten)'],
+  since: ['--since <time>', 'only what was created at or after this time (2026-01-01 or 2026-01-01T00:00:00Z)'],
+  before: ['--before <time>', 'only what was created before this time (same forms)'],
   json: ['--json', 'print JSON instead of text'],
 };
 
@@ -62,6 +67,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     optional: ['mode', 'json'],
     summary: 'print a one-time link that signs the member in to the ops screen (/ops) for 15 minutes, acting with their role (--mode: test by default)',
   },
+  'audit export': {
+    required: ['business', 'mode', 'out'],
+    optional: ['since', 'before', 'json'],
+    summary: 'write the audit records of a business in one environment to a new file as JSON lines, oldest first, e.g. those AUDIT_RETENTION_DAYS is about to delete',
+  },
 };
 
 const COMMAND_NAMES = Object.keys(COMMANDS);
@@ -93,7 +103,8 @@ function permissionLines(indent = '  '): string[] {
 export const ADMIN_USAGE = [
   'usage: npm run admin -- <command> [flags]',
   '',
-  'Creates businesses, their API keys and first team members (the API has no operation for that).',
+  'Creates businesses, their API keys and first team members (the API has no operation for that),',
+  'and exports audit records a business keeps longer than the platform does.',
   '',
   'commands:',
   ...COMMAND_NAMES.flatMap((c) => [`  ${commandUsage(c)}`, `      ${COMMANDS[c].summary}`]),
@@ -112,7 +123,10 @@ export const ADMIN_USAGE = [
 
 const SEE_HELP = 'run `npm run admin -- --help` for the commands and flags';
 
-type Options = { name?: string; business?: string; key?: string; mode?: string; kind?: string; permissions?: string; member?: string; email?: string; role?: string; currency?: string; json?: boolean };
+type Options = {
+  name?: string; business?: string; key?: string; mode?: string; kind?: string; permissions?: string; member?: string; email?: string; role?: string; currency?: string;
+  out?: string; since?: string; before?: string; json?: boolean;
+};
 
 export type ParsedAdminArgs =
   | { help: true }
@@ -142,6 +156,9 @@ export function parseAdminArgs(args: string[]): ParsedAdminArgs {
         email: { type: 'string' },
         role: { type: 'string' },
         currency: { type: 'string' },
+        out: { type: 'string' },
+        since: { type: 'string' },
+        before: { type: 'string' },
         json: { type: 'boolean' },
       },
     });
@@ -220,6 +237,19 @@ function checkOptions(command: string, options: Options): void {
   if (command === 'key create' && options.member !== undefined && options.kind !== 'secret') {
     throw new AdminUsageError(`admin: only a secret key can be bound to a member (--kind secret)\n${usage}`);
   }
+  const since = options.since === undefined ? undefined : parseTime('since', options.since, usage);
+  const before = options.before === undefined ? undefined : parseTime('before', options.before, usage);
+  if (since && before && since >= before) throw new AdminUsageError(`admin: --since must be before --before\n${usage}`);
+}
+
+/** A day (its start, UTC) or a time with its UTC offset, as the API takes them. */
+function parseTime(flag: 'since' | 'before', value: string, usage: string): Date {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const time = day ? new Date(`${value}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? new Date(value) : null;
+  if (!time || Number.isNaN(time.getTime())) {
+    throw new AdminUsageError(`admin: --${flag} must be a day (2026-01-01) or a time with its offset (2026-01-01T00:00:00Z), not "${value}"\n${usage}`);
+  }
+  return time;
 }
 
 function splitPermissions(list: string): string[] {
@@ -304,6 +334,24 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const mode = (options.mode ?? 'test') as 'test' | 'live';
       const link = await createSignInLink(prisma, { businessId, memberId, livemode: mode === 'live' });
       return { url: signInUrl(where.baseUrl ?? 'http://localhost:3000', link.token), member: memberId, mode, expires_at: link.expiresAt.toISOString() };
+    }
+    case 'audit export': {
+      const businessId = await existingBusiness(prisma, options.business!);
+      const mode = options.mode as 'test' | 'live';
+      const usage = `usage: npm run admin -- ${commandUsage(command)}`;
+      const since = options.since === undefined ? undefined : parseTime('since', options.since, usage);
+      const before = options.before === undefined ? undefined : parseTime('before', options.before, usage);
+      const file = options.out!;
+      try {
+        const records = await exportAuditRecords(tenantDbFactory(prisma)({ businessId, livemode: mode === 'live' }), { since, before }, file);
+        return { file, business: businessId, mode, records, since: since?.toISOString() ?? 'the oldest', before: before?.toISOString() ?? 'now' };
+      } catch (err) {
+        if (err instanceof ExportFileExistsError) throw new AdminUsageError(`admin: ${err.message}; name a new one with --out`);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') throw new AdminUsageError(`admin: ${file}.partial exists: another export of ${file} is running, or one stopped before its end (remove ${file}.partial then)`);
+        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') throw new AdminUsageError(`admin: cannot write ${file}: ${(err as Error).message}`);
+        throw err;
+      }
     }
     default:
       throw new AdminUsageError(`admin: unknown command "${command}"\n${SEE_HELP}`);

@@ -99,7 +99,9 @@ export async function releaseIdempotencyKey(db: TenantDb, key: string, requestId
 export async function sweepIdempotencyRecords(prisma: PrismaClient, now = new Date(), batch = 1_000): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await prisma.$executeRaw`DELETE FROM "IdempotencyRecord" WHERE ctid IN (SELECT ctid FROM "IdempotencyRecord" WHERE "expiresAt" <= ${now} LIMIT ${batch})`;
+    // Oldest first along the "expiresAt" index (unordered, the planner may read the whole table
+    // for a batch); SKIP LOCKED: sweeps of several processes take different keys.
+    const deleted = await prisma.$executeRaw`DELETE FROM "IdempotencyRecord" WHERE ctid IN (SELECT ctid FROM "IdempotencyRecord" WHERE "expiresAt" <= ${now} ORDER BY "expiresAt" LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
     total += deleted;
     if (deleted < batch) return total;
   }

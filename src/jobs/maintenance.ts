@@ -8,6 +8,8 @@ import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import type { PaymentProcessor } from '../domain/payments/processor.ts';
 import { lostCalls, sweepProcessorCalls } from '../domain/payments/sweep-processor-calls.ts';
 import { log } from '../log.ts';
+import { sweepRetention } from './retention.ts';
+import type { RetentionPolicy } from './retention-policy.ts';
 
 export interface MoneySweepDeps {
   prisma: PrismaClient;
@@ -55,6 +57,8 @@ export function startMaintenance(deps: MoneySweepDeps & {
   messaging: { test: MessageChannels; live: MessageChannels } | null;
   holdSweepMs: number;
   idempotencySweepMs: number;
+  /** What is kept how long (src/jobs/retention.ts); absent: nothing is deleted. */
+  retention?: RetentionPolicy;
 }) {
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
@@ -109,6 +113,7 @@ export function startMaintenance(deps: MoneySweepDeps & {
   }
   every(deps.holdSweepMs, 'money sweep', () => sweepLostProcessorCalls(deps));
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
+  every(deps.retention?.sweepMs ?? 0, 'retention', () => sweepRetention(deps.prisma, deps.retention!, deps.now()));
 
   return {
     stop() {

@@ -73,3 +73,76 @@ export const claimWebhookMessages = platformStatement<ClaimWebhookMessagesParams
   columns: { "id": 'string', "businessId": 'string', "livemode": 'boolean', "endpointId": 'string', "eventId": 'string', "eventType": 'string', "attempts": 'number', "type": 'string', "bookingId": 'string?', "data": 'json', "requestId": 'string?', "idempotencyKey": 'string?', "eventCreatedAt": 'Date', "url": 'string', "secret": 'string' },
   text: "-- The webhook worker's claim: up to `limit` due messages in one statement. FOR UPDATE SKIP\n-- LOCKED lets any number of workers run side by side without two taking one message; the lease\n-- pushes \"nextAttemptAt\" forward, so a message claimed by a worker that died is due again once\n-- the lease runs out (the lease end also marks the claim as ours). Oldest first, at most\n-- `perEndpoint` messages of one endpoint held by the worker (those it already holds count),\n-- looked for among the `lookAhead` oldest due messages of endpoints with room left. Returned\n-- in due order (\"nextAttemptAt\", then event id), which is the order of each endpoint's events.\n-- @param {DateTime} $1:now The worker's clock\n-- @param {String[]} $2:heldMessageIds Messages claimed by the worker and not recorded yet\n-- @param {String[]} $3:fullEndpointIds Endpoints whose limit the worker already holds\n-- @param {Int} $4:lookAhead How many of the oldest due messages to look among\n-- @param {String[]} $5:heldEndpointIds Endpoints with messages held by the worker\n-- @param {Int[]} $6:heldCounts How many of each\n-- @param {Int} $7:perEndpoint Messages of one endpoint a worker holds at most\n-- @param {Int} $8:limit Messages to claim at most\n-- @param {DateTime} $9:leaseUntil The end of the lease\nWITH candidates AS (\n  SELECT id, \"endpointId\", \"nextAttemptAt\", \"eventId\" FROM \"WebhookMessage\"\n   WHERE state = 'pending' AND \"nextAttemptAt\" <= $1\n     AND NOT (id = ANY($2::text[])) AND NOT (\"endpointId\" = ANY($3::text[]))\n   ORDER BY \"nextAttemptAt\", \"eventId\"\n   LIMIT $4::int\n), ranked AS (\n  SELECT c.id, row_number() OVER (PARTITION BY c.\"endpointId\" ORDER BY c.\"nextAttemptAt\", c.\"eventId\") + coalesce(h.n, 0) AS k\n    FROM candidates c\n    LEFT JOIN unnest($5::text[], $6::int[]) AS h(endpoint, n) ON h.endpoint = c.\"endpointId\"\n), due AS (\n  SELECT m.id, m.\"nextAttemptAt\" AS \"dueAt\" FROM \"WebhookMessage\" m\n   WHERE m.id IN (SELECT id FROM ranked WHERE k <= $7::int) AND m.state = 'pending' AND m.\"nextAttemptAt\" <= $1\n   ORDER BY m.\"nextAttemptAt\", m.\"eventId\"\n   LIMIT $8::int\n   FOR UPDATE SKIP LOCKED\n), claimed AS (\n  UPDATE \"WebhookMessage\" m SET \"nextAttemptAt\" = $9, \"updatedAt\" = $1\n    FROM due WHERE m.id = due.id\n  RETURNING m.id, m.\"businessId\", m.livemode, m.\"endpointId\", m.\"eventId\", m.\"eventType\", m.attempts, due.\"dueAt\"\n)\nSELECT c.id, c.\"businessId\", c.livemode, c.\"endpointId\", c.\"eventId\", c.\"eventType\", c.attempts,\n       e.type, e.\"bookingId\", e.data, e.\"requestId\", e.\"idempotencyKey\", e.\"createdAt\" AS \"eventCreatedAt\", w.url, w.secret\n  FROM claimed c JOIN \"Event\" e ON e.id = c.\"eventId\" JOIN \"WebhookEndpoint\" w ON w.id = c.\"endpointId\"\n ORDER BY c.\"dueAt\", c.\"eventId\"",
 });
+
+/** Parameters of platform/delete-expired-audit-records.sql. */
+export interface DeleteExpiredAuditRecordsParams {
+  /** Records created before this time go */
+  before: Date;
+  /** Records to delete at most (one batch) */
+  limit: number;
+}
+
+/** A row of platform/delete-expired-audit-records.sql. */
+export interface DeleteExpiredAuditRecordsRow {
+  "deleted": number;
+}
+
+export const deleteExpiredAuditRecords = platformStatement<DeleteExpiredAuditRecordsParams, DeleteExpiredAuditRecordsRow>({
+  name: "deleteExpiredAuditRecords",
+  file: "platform/delete-expired-audit-records.sql",
+  params: ["before","limit"],
+  columns: { "deleted": 'number' },
+  text: "-- Retention of audit records: up to `limit` records created before `before`, oldest first along\n-- the \"createdAt\" index. FOR UPDATE SKIP LOCKED: passes of several processes take different\n-- records and never wait for each other.\n-- @param {DateTime} $1:before Records created before this time go\n-- @param {Int} $2:limit Records to delete at most (one batch)\n-- @notNull deleted\nWITH doomed AS (\n  SELECT id FROM \"AuditLog\" WHERE \"createdAt\" < $1 ORDER BY \"createdAt\" LIMIT $2::int FOR UPDATE SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"AuditLog\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT count(*)::int AS deleted FROM deleted",
+});
+
+/** Parameters of platform/delete-expired-events.sql. */
+export interface DeleteExpiredEventsParams {
+  /** Events created and published before this time go */
+  before: Date;
+  /** Events to read at most (one batch) */
+  limit: number;
+  /** When the event the previous batch stopped at was published (the epoch at first) */
+  after: Date;
+  /** That event's id ('' at first) */
+  afterId: string;
+}
+
+/** A row of platform/delete-expired-events.sql. */
+export interface DeleteExpiredEventsRow {
+  "deleted": number;
+  "read": number;
+  "lastPublishedAt": Date | null;
+  "lastId": string | null;
+}
+
+export const deleteExpiredEvents = platformStatement<DeleteExpiredEventsParams, DeleteExpiredEventsRow>({
+  name: "deleteExpiredEvents",
+  file: "platform/delete-expired-events.sql",
+  params: ["before","limit","after","afterId"],
+  columns: { "deleted": 'number', "read": 'number', "lastPublishedAt": 'Date?', "lastId": 'string?' },
+  text: "-- Retention of events: of the next `limit` events published before `before` after the one the\n-- previous batch stopped at (oldest first, along the (\"publishedAt\", id) index the relay's claim\n-- uses too; the relay publishes up to 200 events at one instant, so the id tells them apart),\n-- those created before `before` that no webhook message refers to any more (every delivery of the event finished and was\n-- itself deleted), so an event the relay has yet to publish or a webhook has yet to deliver\n-- stays. Each batch reads at most `limit` events, deletable or not, and tells how far it read:\n-- the next batch goes on from there, so events kept by a delivery are passed over once a pass,\n-- not read again by every batch. FOR UPDATE SKIP LOCKED: passes of several processes never\n-- delete an event twice nor wait for each other.\n-- @param {DateTime} $1:before Events created and published before this time go\n-- @param {Int} $2:limit Events to read at most (one batch)\n-- @param {DateTime} $3:after When the event the previous batch stopped at was published (the epoch at first)\n-- @param {String} $4:afterId That event's id ('' at first)\n-- @notNull deleted read\nWITH batch AS (\n  SELECT id, \"createdAt\", \"publishedAt\" FROM \"Event\"\n   WHERE \"publishedAt\" < $1 AND (\"publishedAt\", id) > ($3, $4)\n   ORDER BY \"publishedAt\", id\n   LIMIT $2::int\n), doomed AS (\n  SELECT e.id FROM \"Event\" e\n   WHERE e.id IN (SELECT id FROM batch WHERE \"createdAt\" < $1)\n     AND NOT EXISTS (SELECT 1 FROM \"WebhookMessage\" m WHERE m.\"eventId\" = e.id)\n   FOR UPDATE OF e SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"Event\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT (SELECT count(*) FROM deleted)::int AS deleted, (SELECT count(*) FROM batch)::int AS read,\n       (SELECT \"publishedAt\" FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastPublishedAt\",\n       (SELECT id FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastId\"",
+});
+
+/** Parameters of platform/delete-expired-webhook-messages.sql. */
+export interface DeleteExpiredWebhookMessagesParams {
+  /** Messages finished before this time go */
+  before: Date;
+  /** Messages to delete at most (one batch) */
+  limit: number;
+  /** delivered or failed */
+  state: 'failed' | 'delivered' | 'pending';
+}
+
+/** A row of platform/delete-expired-webhook-messages.sql. */
+export interface DeleteExpiredWebhookMessagesRow {
+  "messages": number;
+  "attempts": number;
+}
+
+export const deleteExpiredWebhookMessages = platformStatement<DeleteExpiredWebhookMessagesParams, DeleteExpiredWebhookMessagesRow>({
+  name: "deleteExpiredWebhookMessages",
+  file: "platform/delete-expired-webhook-messages.sql",
+  params: ["before","limit","state"],
+  columns: { "messages": 'number', "attempts": 'number' },
+  text: "-- Retention of webhook deliveries: up to `limit` messages in `state` (delivered or failed) that\n-- finished before `before`, each with its delivery attempts; a pending message (still being\n-- delivered) is never taken. Oldest first along the claim's (\"state\", \"nextAttemptAt\") index,\n-- which for a finished message holds the time it finished. FOR UPDATE SKIP LOCKED: passes of\n-- several processes take different messages and never wait for each other, nor for a worker\n-- or a retry by hand holding one. One statement, so a batch holds its locks only while it runs.\n-- @param {DateTime} $1:before Messages finished before this time go\n-- @param {Int} $2:limit Messages to delete at most (one batch)\n-- @param {String} $3:state delivered or failed\n-- @notNull messages attempts\nWITH doomed AS (\n  SELECT id FROM \"WebhookMessage\"\n   WHERE state = $3::\"WebhookMessageState\" AND state <> 'pending' AND \"nextAttemptAt\" < $1\n   ORDER BY \"nextAttemptAt\"\n   LIMIT $2::int\n   FOR UPDATE SKIP LOCKED\n), attempts AS (\n  DELETE FROM \"WebhookDelivery\" WHERE \"messageId\" IN (SELECT id FROM doomed) RETURNING 1\n), messages AS (\n  DELETE FROM \"WebhookMessage\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM attempts)::int AS attempts",
+});
