@@ -74,7 +74,7 @@ export const createAgreement = defineOperation({
       saved = await ctx.db.$transaction(async (tx) => {
         const origin = originOf(ctx);
         // Made by the service, so born uploaded (its table's upload action, as if its link had been used).
-        await createByAction(tx, origin, fileLifecycle, { from: 'pending_upload', facts: { id: fileId, openDisputeCitations: 0 } }, 'upload', {
+        await createByAction(tx, origin, fileLifecycle, { from: 'pending_upload', facts: { id: fileId, usedBy: [] } }, 'upload', {
           id: fileId, ...ctx.tenant, purpose: 'agreement', filename: `agreement-${booking.id}-v${version}.pdf`, contentType: 'application/pdf',
           sizeBytes: bytes.length, sha256, uploadExpiresAt: now, uploadedAt: now,
         });

@@ -83,7 +83,7 @@ describe('identity verification, agreement, insurance, return, file', () => {
   });
 
   it('refuses to delete a file that is evidence of an open dispute with file_in_use', () => {
-    expect(errorOf(() => fileMachine.check({ state: 'uploaded', id: 'file_1', openDisputeCitations: 1 }, 'delete'))).toMatchObject({ type: 'conflict', code: 'file_in_use' });
-    expect(fileMachine.check({ state: 'uploaded', id: 'file_1', openDisputeCitations: 0 }, 'delete').to).toBe('deleted');
+    expect(errorOf(() => fileMachine.check({ state: 'uploaded', id: 'file_1', usedBy: [{ id: 'dsp_1', words: 'evidence of dispute dsp_1 of charge chg_1' }] }, 'delete'))).toMatchObject({ type: 'conflict', code: 'file_in_use' });
+    expect(fileMachine.check({ state: 'uploaded', id: 'file_1', usedBy: [] }, 'delete').to).toBe('deleted');
   });
 });
