@@ -131,6 +131,8 @@ export const bookingMachine = defineMachine({
     // A verification started again after a rejection: the gate waits for the new verdict.
     restart_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'pending' }, verb: 'start the identity verification of' },
     sign_agreement: { from: GATE_CHANGE_STATES, set: { agreementGate: 'satisfied' }, verb: 'sign the agreement of' },
+    // A voided agreement no longer counts: the gate waits for a new one to be signed.
+    void_agreement: { from: GATE_CHANGE_STATES, set: { agreementGate: 'pending' }, verb: 'void the agreement of' },
     secure_deposit: { from: GATE_CHANGE_STATES, set: { depositGate: 'satisfied' }, verb: 'secure the deposit of' },
     approve_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'satisfied' }, verb: 'approve the insurance of' },
     reject_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'failed' }, verb: 'reject the insurance of' },
