@@ -73,8 +73,15 @@ describe('identity verification, agreement, insurance, return, file', () => {
   });
 
   it('approves or rejects a submitted insurance, and takes a rejected one again', () => {
-    expect(insuranceMachine.nextStates({ state: 'submitted' })).toEqual(['approved', 'rejected']);
-    expect(insuranceMachine.nextStates({ state: 'rejected' })).toEqual(['submitted']);
+    expect(insuranceMachine.nextStates({ state: 'submitted', expiresOn: null })).toEqual(['approved', 'rejected']);
+    expect(insuranceMachine.nextStates({ state: 'rejected', expiresOn: null })).toEqual(['submitted']);
+  });
+
+  it('approves only a policy in force through the rental’s last day', () => {
+    expect(insuranceMachine.check({ state: 'submitted', expiresOn: '2027-03-05', rentalEndsOn: '2027-03-05' }, 'approve').to).toBe('approved');
+    const refused = errorOf(() => insuranceMachine.check({ state: 'submitted', expiresOn: '2027-03-04', rentalEndsOn: '2027-03-05' }, 'approve'));
+    expect(refused).toMatchObject({ code: 'invalid_state_transition', message: 'Cannot approve the insurance: the policy expires on 2027-03-04, before the rental ends on 2027-03-05.' });
+    expect(insuranceMachine.nextStates({ state: 'submitted', expiresOn: '2027-03-04', rentalEndsOn: '2027-03-05' })).toEqual(['rejected']);
   });
 
   it('walks a return from start to completion', () => {
