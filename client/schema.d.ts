@@ -199,7 +199,7 @@ export interface paths {
         put?: never;
         /**
          * Update supported booking fields
-         * @description Changes only the fields sent. `metadata` may change until the booking has ended (completed, canceled, refunded); a key set to "" is removed, and null removes them all. `start_at`, `end_at` and `unlimited_miles` may change while nothing was paid (pending_payment): the booking is re-priced exactly as a new booking would be (its price snapshot, payment amount and deposit follow) and the new period is held under the same rule as creation, so an overlapping booking of the vehicle answers 409 vehicle_unavailable, also under concurrency. Once a checkout is under way (checkout_started, payment_pending) the period is fixed (409 invalid_state_transition); a paid booking is extended with POST /v1/bookings/{booking_id}/extend instead. Emits booking.updated.
+         * @description Changes only the fields sent. `metadata` may change until the booking has ended (completed, canceled, refunded); a key set to "" is removed, and null removes them all. `start_at`, `end_at` and `unlimited_miles` may change while nothing was paid (pending_payment): the booking is re-priced exactly as a new booking would be (its price snapshot, payment amount and deposit follow) and the new period is held under the same rule as creation, so an overlapping booking of the vehicle answers 409 vehicle_unavailable, also under concurrency, and a vehicle archived meanwhile 409 vehicle_archived, as at creation. Once a checkout is under way (checkout_started, payment_pending) the period is fixed (409 invalid_state_transition); a paid booking is extended with POST /v1/bookings/{booking_id}/extend instead. Emits booking.updated.
          */
         post: operations["updateBooking"];
         delete?: never;
@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Submit insurance
-         * @description Records the customer's insurance for review (insurance.submitted): the provider, the policy reference and uploaded policy documents. A rejected submission may be submitted again (the booking's insurance gate is pending again); one under review or approved is 409. Allowed before pickup, or while the booking is in problem.
+         * @description Records the customer's insurance for review (insurance.submitted): the provider, the policy reference, the last day the coverage is in force (expires_on) and uploaded policy documents. A policy that ends before the rental does (expires_on before the rental's last day, in the business's time zone) is rejected at once (insurance.rejected, with the reason in rejection_reason): the booking's insurance gate fails until a policy that covers the rental is submitted. A rejected submission may be submitted again (the booking's insurance gate is pending again); one under review or approved is 409. Allowed before pickup, or while the booking is in problem.
          */
         post: operations["submitInsurance"];
         delete?: never;
@@ -343,7 +343,7 @@ export interface paths {
         put?: never;
         /**
          * Approve insurance
-         * @description Accepts the submitted insurance (insurance.approved): the booking's insurance gate is satisfied, and the booking becomes ready for pickup if nothing else is missing.
+         * @description Accepts the submitted insurance (insurance.approved): the booking's insurance gate is satisfied, and the booking becomes ready for pickup if nothing else is missing. A policy whose expires_on is before the rental's last day cannot be approved (409 invalid_state_transition, naming both dates): reject it instead.
          */
         post: operations["approveInsurance"];
         delete?: never;
@@ -669,13 +669,13 @@ export interface paths {
         };
         /**
          * Retrieve agreement data
-         * @description The booking's rental agreement: its state (draft, sent, signed, voided) and next_states, the current document (file_id: GET /v1/files/{id} for a 5-minute download link; document_sha256; version), when and on which channel it was sent, and once signed the signer (name, IP address, user agent, and the SHA-256 of the document version they signed). 404 until one is created.
+         * @description The booking's rental agreement (its newest: a voided one until another is created): its state (draft, sent, signed, voided) and next_states, the current document (file_id: GET /v1/files/{id} for a 5-minute download link; document_sha256; version), when and on which channel it was sent, and once signed the signer (name, IP address, user agent, and the SHA-256 of the document version they signed), and once voided when and why (voided_at, void_reason). 404 until one is created.
          */
         get: operations["bookingAgreement"];
         put?: never;
         /**
          * Create an agreement
-         * @description Renders the booking's rental agreement as a PDF (the period, the price snapshot, the deposit, the included miles and mileage fee, the vehicle, the customer and the business's terms: agreement_requirements.terms) and stores it as a file (purpose agreement; GET /v1/files/{id} for a download link). Answers the agreement in draft with its file_id, document_sha256 and version. Creating again while draft or sent replaces the document with a new version (agreement.created; links sent for the old version stop working, send it again); once signed (or voided), 409.
+         * @description Renders the booking's rental agreement as a PDF (the period, the price snapshot, the deposit, the included miles and mileage fee, the vehicle, the customer and the business's terms: agreement_requirements.terms) and stores it as a file (purpose agreement; GET /v1/files/{id} for a download link). Answers the agreement in draft with its file_id, document_sha256 and version. Creating again while draft or sent replaces the document with a new version (agreement.created; links sent for the old version stop working, send it again); once signed, 409 (void it first: POST /v1/bookings/{booking_id}/agreement/void). After a void, creating makes a new agreement (a new id, version 1); the voided one stays as it was.
          */
         post: operations["createAgreement"];
         delete?: never;
@@ -698,6 +698,26 @@ export interface paths {
          * @description Sends the customer a link to read and sign the agreement's current version (agreement.sent): a message in the customer's conversation on the channel (email, sms or in_app), stored and delivered like any message. The link needs no key, works 7 days, and only for this version of this agreement: its GET answers the agreement's summary and a short-lived link to the PDF, its POST (signer_name, accept: true) signs. The answer alone carries signing_url (events never do). Sending again makes a new link for the same version. Email needs the customer's email address, SMS their phone (422 on channel otherwise).
          */
         post: operations["sendAgreement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bookings/{booking_id}/agreement/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void an agreement
+         * @description Voids the booking's current agreement (draft, sent or signed) with a reason (agreement.voided): it no longer applies, its signing links stop working (403 agreement_link_invalid), and it stays readable as it was, with voided_at and void_reason. The booking's agreement gate is pending again (unless the business does not require agreements), so a booking that was ready_for_pickup goes back to confirmed (booking.confirmed) until a new agreement is signed: POST /v1/bookings/{booking_id}/agreement makes a new one (a new id, version 1). Allowed before pickup, or while the booking is in problem; voiding a voided agreement is 409 invalid_state_transition.
+         */
+        post: operations["voidAgreement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1128,7 +1148,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an eligible file
-         * @description Deletes a file's bytes; its record stays, deleted, so evidence that cited it still says so. Refused with 409 file_in_use while the file is evidence of an open dispute (or of a charge under one); deleting it again is 409 invalid_state_transition.
+         * @description Deletes a file's bytes; its record stays, deleted, so evidence that cited it still says so. Refused with 409 file_in_use, naming the users, while the file is still used: the document of an agreement pending signature or signed, a document of an identity verification (not canceled) or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. Deleting it again is 409 invalid_state_transition.
          */
         delete: operations["deleteFile"];
         options?: never;
@@ -2342,6 +2362,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "booking.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * booking.resumed
+         * @description A booking in problem before pickup resumed once its cause was gone (its identity verified after a rejection): it is booked again, and is confirmed as any paid booking is (booking.confirmed follows at once unless approval is manual). Sent to every enabled endpoint subscribed to `booking.resumed` or `*`; answer 2xx within the timeout, or it is retried.
+         */
+        post: operations["webhook_booking_resumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.processing": {
         parameters: {
             query?: never;
@@ -2556,6 +2596,26 @@ export interface webhooks {
          * @description The customer signed the agreement. Sent to every enabled endpoint subscribed to `agreement.signed` or `*`; answer 2xx within the timeout, or it is retried.
          */
         post: operations["webhook_agreement_signed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agreement.voided
+         * @description The agreement was voided (void_reason says why): its signing links stop working, the booking's agreement gate is pending again, and a new agreement may be created. Sent to every enabled endpoint subscribed to `agreement.voided` or `*`; answer 2xx within the timeout, or it is retried.
+         */
+        post: operations["webhook_agreement_voided"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3824,6 +3884,8 @@ export interface components {
             provider: string | null;
             policy_ref: string | null;
             document_file_ids: string[];
+            /** @description The last day the coverage is in force (YYYY-MM-DD). A policy that ends before the rental does is rejected. */
+            expires_on: string | null;
             rejection_reason: string | null;
             /** Format: date-time */
             created_at: string;
@@ -3837,6 +3899,8 @@ export interface components {
             policy_ref: string;
             /** @description Uploaded policy documents (file_...). */
             document_file_ids?: string[] | null;
+            /** @description The last day the coverage is in force (YYYY-MM-DD), as the policy states it. A policy that ends before the rental's last day is rejected; without it the reviewer checks the dates. */
+            expires_on?: string | null;
         };
         RejectInsuranceInput: {
             /** @description Why, shown on the insurance. */
@@ -4042,6 +4106,10 @@ export interface components {
             /** @description The channel of the last signing link sent. */
             sent_via: ("in_app" | "sms" | "email") | null;
             signed_at: string | null;
+            /** @description When it was voided (POST /v1/bookings/{booking_id}/agreement/void). */
+            voided_at: string | null;
+            /** @description Why it was voided, in the business’s words. */
+            void_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /** @description States the agreement can move to now. */
@@ -4074,6 +4142,10 @@ export interface components {
          * @enum {string}
          */
         MessageChannel: "email" | "sms" | "in_app";
+        VoidAgreementInput: {
+            /** @description Why the agreement no longer applies, kept on it as void_reason. */
+            reason: string;
+        };
         /** @description Where a booking's rental agreement stands. */
         AgreementStatus: {
             booking_id: string;
@@ -4946,7 +5018,7 @@ export interface components {
              * @default rental.started
              * @enum {string}
              */
-            type: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
+            type: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
         };
         /** @description The caller's sandbox data was deleted; API keys, team and webhook endpoints stay. */
         SandboxReset: {
@@ -5163,6 +5235,29 @@ export interface components {
             object: "event";
             /** @constant */
             type: "booking.extended";
+            /** @constant */
+            api_version: "v1";
+            /**
+             * Format: date-time
+             * @description When the change that caused the event committed.
+             */
+            created_at: string;
+            /** @description The environment of the key (live or test) the change belongs to. */
+            livemode: boolean;
+            data: {
+                /** @description The booking as the REST API shows it, after the change. */
+                object: components["schemas"]["Booking"] | components["schemas"]["TestWebhookObject"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description The `booking.resumed` event. A booking in problem before pickup resumed once its cause was gone (its identity verified after a rejection): it is booked again, and is confirmed as any paid booking is (booking.confirmed follows at once unless approval is manual). */
+        BookingResumedEvent: {
+            /** @description The event id (evt_...); also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "booking.resumed";
             /** @constant */
             api_version: "v1";
             /**
@@ -5403,6 +5498,10 @@ export interface components {
             /** @description The channel of the last signing link sent. */
             sent_via: ("in_app" | "sms" | "email") | null;
             signed_at: string | null;
+            /** @description When it was voided (POST /v1/bookings/{booking_id}/agreement/void). */
+            voided_at: string | null;
+            /** @description Why it was voided, in the business’s words. */
+            void_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /** @description States the agreement can move to now. */
@@ -5464,6 +5563,29 @@ export interface components {
             object: "event";
             /** @constant */
             type: "agreement.signed";
+            /** @constant */
+            api_version: "v1";
+            /**
+             * Format: date-time
+             * @description When the change that caused the event committed.
+             */
+            created_at: string;
+            /** @description The environment of the key (live or test) the change belongs to. */
+            livemode: boolean;
+            data: {
+                /** @description The agreement as the REST API shows it, after the change. */
+                object: components["schemas"]["AgreementEventObject"] | components["schemas"]["TestWebhookObject"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description The `agreement.voided` event. The agreement was voided (void_reason says why): its signing links stop working, the booking's agreement gate is pending again, and a new agreement may be created. */
+        AgreementVoidedEvent: {
+            /** @description The event id (evt_...); also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "agreement.voided";
             /** @constant */
             api_version: "v1";
             /**
@@ -8029,7 +8151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`, `idempotency_key_reused`, `invalid_state_transition`, `vehicle_unavailable` */
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused`, `invalid_state_transition`, `vehicle_archived`, `vehicle_unavailable` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8825,7 +8947,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "provider": "Acme Mutual",
-                 *       "policy_ref": "AM-2291-88"
+                 *       "policy_ref": "AM-2291-88",
+                 *       "expires_on": "2027-12-31"
                  *     }
                  */
                 "application/json": components["schemas"]["InsuranceInput"];
@@ -11452,6 +11575,128 @@ export interface operations {
                 headers: {
                     /** @description Seconds after which the same request may succeed. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    voidAgreement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The booking (bk_...).
+                 * @example bk_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                booking_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The renter asked for a second driver; a new agreement follows."
+                 *     }
+                 */
+                "application/json": components["schemas"]["VoidAgreementInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agreement"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused`, `invalid_state_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -18689,7 +18934,7 @@ export interface operations {
                  * @description Only events of this type.
                  * @example booking.created
                  */
-                type?: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
+                type?: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
                 /**
                  * @description Only the events of this booking (bk_...).
                  * @example bk_01jd3m4k5n6p7q8r9s0t1v2w3x
@@ -21958,6 +22203,51 @@ export interface operations {
             };
         };
     };
+    webhook_booking_resumed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.
+                 * @example evt_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).
+                 * @example 1764039600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BookingResumedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received (any other status, a timeout or a network error): the delivery is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_payment_processing: {
         parameters: {
             query?: never;
@@ -22434,6 +22724,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AgreementSignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received (any other status, a timeout or a network error): the delivery is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_voided: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.
+                 * @example evt_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).
+                 * @example 1764039600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgreementVoidedEvent"];
             };
         };
         responses: {

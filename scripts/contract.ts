@@ -50,8 +50,9 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
 export async function breakingChanges(before: Contract, after: Contract): Promise<BreakingChange[]> {
   // The OpenAPI differ takes seconds on the whole document; an unchanged one has nothing to find.
   const restChanged = JSON.stringify(before.openapi) !== JSON.stringify(after.openapi);
+  const inputs = restChanged ? inputComponents(after.openapi) : new Set<string>();
   const rest = (restChanged ? apiDiff(before.openapi, after.openapi) : [])
-    .filter((d) => d.type === breaking)
+    .filter((d) => d.type === breaking && !answerOnlyAddition(d, inputs))
     .map((d): BreakingChange => {
       const [root, route, method, ...rest] = d.path.map(String);
       const id =
@@ -64,6 +65,40 @@ export async function breakingChanges(before: Contract, after: Contract): Promis
     .filter((c) => c.criticality.level === CriticalityLevel.Breaking)
     .map((c): BreakingChange => ({ surface: 'GraphQL', id: c.path ?? c.type, description: c.message }));
   return [...rest, ...graphql];
+}
+
+/**
+ * The differ judges a shared schema (`components.schemas.X`) without knowing where it is used,
+ * so a field added to an object (and listed in its `required`, as every field the service
+ * always sends is) counts as a new required input. It is one only for a schema a client sends:
+ * in a request body or a parameter, directly or through other schemas. A schema only answered
+ * (a 2xx body, a webhook's event: what the service sends) may gain fields.
+ */
+function answerOnlyAddition(d: { action: string; path: readonly unknown[] }, inputs: Set<string>): boolean {
+  const [root, group, name] = d.path.map(String);
+  if (root !== 'components' || group !== 'schemas' || inputs.has(name) || d.action !== 'add') return false;
+  const inner = d.path.slice(3).map(String);
+  // A new property, or a new entry of a `required` list: the object gained a field.
+  return inner.at(-2) === 'properties' || inner.at(-2) === 'required';
+}
+
+/** The names of the component schemas a client sends: reachable from a path's request body or parameters. */
+function inputComponents(openapi: object): Set<string> {
+  const doc = openapi as { paths?: Record<string, Record<string, { requestBody?: unknown; parameters?: unknown }>>; components?: { schemas?: Record<string, unknown> } };
+  const schemas = doc.components?.schemas ?? {};
+  const found = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!found.has(name)) (found.add(name), visit(schemas[name]));
+      } else visit(value);
+    }
+  };
+  for (const methods of Object.values(doc.paths ?? {})) for (const op of Object.values(methods)) if (op && typeof op === 'object') (visit(op.requestBody), visit(op.parameters));
+  return found;
 }
 
 /**

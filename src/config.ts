@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { logLevel } from './log.ts';
 import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
@@ -60,6 +61,8 @@ export interface AppConfig {
   messaging: MessagingConfig;
   /** METRICS_TOKEN: the bearer token GET /metrics takes (unset: /metrics answers loopback callers only, without a token). */
   metricsToken: string | undefined;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (unset: none; the connection's address is the client's). */
+  trustProxy: TrustProxy;
   /** SEED_DEMO: which empty database start-up seeds the demo business into (DemoSeedSetting). */
   seedDemo: DemoSeedSetting;
   /** How long events, webhook deliveries and audit records are kept, and how their deletion runs (docs/retention.md). */
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     customDomainTarget: (env.CUSTOM_DOMAIN_TARGET || 'sites.rentals.localhost').toLowerCase().replace(/\.$/, ''),
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
     metricsToken: env.METRICS_TOKEN || undefined,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     seedDemo: seedDemo(env),
     retention: retention(env),
   };

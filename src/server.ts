@@ -169,6 +169,7 @@ export async function buildApp(options: {
     routes: options.routes,
     metrics,
     metricsToken: config.metricsToken,
+    trustProxy: config.trustProxy,
     adjustEdge: options.adjustEdge,
   });
 

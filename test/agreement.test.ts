@@ -43,7 +43,7 @@ describe.each(ENGINES)('rental agreement on %s', (engine) => {
     return { file, bytes: Buffer.from(await res.arrayBuffer()) };
   };
   const agreementRows = async (bookingId: string) => ({
-    agreement: await t.db.prisma.agreement.findUnique({ where: { bookingId } }),
+    agreement: await t.db.prisma.agreement.findFirst({ where: { bookingId }, orderBy: { createdAt: 'desc' } }),
     booking: await t.db.prisma.booking.findUniqueOrThrow({ where: { id: bookingId } }),
     events: await t.db.prisma.event.count({ where: { bookingId } }),
   });
@@ -127,6 +127,76 @@ describe.each(ENGINES)('rental agreement on %s', (engine) => {
     expect(recreate.status).toBe(409);
     expect(recreate.body.error).toMatchObject({ code: 'invalid_state_transition', object: 'agreement', current_state: 'signed' });
     expect((await api.post(`/v1/bookings/${booking.id}/agreement/send`, { channel: 'sms' })).status).toBe(409);
+  });
+
+  it('voids a signed agreement with a reason: its link stops working, the gate is pending again and the ready booking back to confirmed, in one transaction with agreement.voided; a new agreement can then be created and signed', async () => {
+    const booking = await paidBookingStartingSoon(api, { days: 2 });
+    for (const step of ['identity/verify', 'deposit/secure']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+    const first = (await api.post(`/v1/bookings/${booking.id}/agreement`)).body;
+    const link = (await api.post(`/v1/bookings/${booking.id}/agreement/send`, { channel: 'email' })).body.signing_url as string;
+    expect((await anonymous.post(pathOf(link), { signer_name: 'Ada Lovelace', accept: true })).status).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toBe('ready_for_pickup');
+
+    // A reason is required; nothing changes without one.
+    const before = await agreementRows(booking.id);
+    const noReason = await api.post(`/v1/bookings/${booking.id}/agreement/void`, {});
+    expect(noReason.status).toBe(422);
+    expect(noReason.body.error).toMatchObject({ type: 'validation_error', param: 'reason' });
+    expect(await agreementRows(booking.id)).toEqual(before);
+
+    const voided = await api.post(`/v1/bookings/${booking.id}/agreement/void`, { reason: 'A second driver was added' });
+    expect(voided.status).toBe(200);
+    expect(voided.body).toMatchObject({ object: 'agreement', id: first.id, booking_id: booking.id, state: 'voided', next_states: [], void_reason: 'A second driver was added', voided_at: expect.any(String), signed_at: expect.any(String) });
+    expect((await api.get(`/v1/bookings/${booking.id}/agreement`)).body).toMatchObject({ id: first.id, state: 'voided' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'confirmed', gates: { agreement: 'pending' } });
+    const events = (await api.get(`/v1/events?booking_id=${booking.id}&limit=100`)).body.data as { type: string; request: { id: string }; data: { object: Record<string, unknown> } }[];
+    expect(events.slice(0, 2).map((e) => e.type)).toEqual(['booking.confirmed', 'agreement.voided']);
+    expect(events[1].data.object).toMatchObject({ object: 'agreement', id: first.id, state: 'voided', void_reason: 'A second driver was added' });
+    expect(events[0].request.id).toBe(events[1].request.id);
+    // Voided is final; its link is refused, and its document is no longer in use.
+    expect((await api.post(`/v1/bookings/${booking.id}/agreement/void`, { reason: 'again' })).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'voided' });
+    for (const refused of [await anonymous.get(pathOf(link)), await anonymous.post(pathOf(link), { signer_name: 'Ada Lovelace', accept: true })]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'agreement_link_invalid', message: expect.stringContaining('voided') });
+    }
+    expect((await api.post(`/v1/bookings/${booking.id}/agreement/send`, { channel: 'email' })).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'voided' });
+
+    // Created again: a new agreement, version 1, the current one; the voided one is kept as it was.
+    const second = await api.post(`/v1/bookings/${booking.id}/agreement`);
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ state: 'draft', version: 1, void_reason: null, signed_at: null });
+    expect(second.body.id).not.toBe(first.id);
+    expect((await api.get(`/v1/bookings/${booking.id}/agreement/status`)).body).toMatchObject({ state: 'draft' });
+    expect(await t.db.prisma.agreement.findUniqueOrThrow({ where: { id: first.id } })).toMatchObject({ state: 'voided', signerName: 'Ada Lovelace' });
+    expect((await api.call('DELETE', `/v1/files/${first.file_id}`)).status).toBe(200);
+    expect((await api.call('DELETE', `/v1/files/${second.body.file_id}`)).body.error).toMatchObject({ code: 'file_in_use' });
+    expect((await api.post(`/v1/test/bookings/${booking.id}/agreement/sign`)).body).toMatchObject({ state: 'ready_for_pickup' });
+    expect((await api.get(`/v1/bookings/${booking.id}/agreement`)).body).toMatchObject({ id: second.body.id, state: 'signed' });
+  });
+
+  it('voids over GraphQL; a booking without an agreement is 404, a canceled booking 409, and a voided one the sandbox signs anew', async () => {
+    const booking = await createBooking(api, (await createVehicle(api)).id);
+    const mutation = `mutation($bookingId: ID!, $input: VoidAgreementInput!) { voidAgreement(bookingId: $bookingId, input: $input) { id state voidReason voidedAt nextStates booking { gates { agreement } } } }`;
+    const none = await gql(mutation, { bookingId: booking.id, input: { reason: 'Wrong renter' } });
+    expect(none.errors?.[0].extensions).toMatchObject({ code: 'resource_missing' });
+    expect((await api.post(`/v1/bookings/${booking.id}/agreement/void`, { reason: 'Wrong renter' })).status).toBe(404);
+
+    const draft = (await api.post(`/v1/bookings/${booking.id}/agreement`)).body;
+    const res = await gql(mutation, { bookingId: booking.id, input: { reason: 'Wrong renter' } });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.voidAgreement).toMatchObject({ id: draft.id, state: 'voided', voidReason: 'Wrong renter', voidedAt: expect.any(String), nextStates: [], booking: { gates: { agreement: 'pending' } } });
+    // The sandbox signer signs a new agreement, leaving the voided one as it was.
+    expect((await api.post(`/v1/test/bookings/${booking.id}/agreement/sign`)).status).toBe(200);
+    const current = (await api.get(`/v1/bookings/${booking.id}/agreement`)).body;
+    expect(current).toMatchObject({ state: 'signed', signer: { name: 'Sandbox signer' } });
+    expect(current.id).not.toBe(draft.id);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.agreement).toBe('satisfied');
+
+    expect((await api.post(`/v1/bookings/${booking.id}/cancel`)).status).toBe(200);
+    const canceled = await api.post(`/v1/bookings/${booking.id}/agreement/void`, { reason: 'Canceled' });
+    expect(canceled.status).toBe(409);
+    expect(canceled.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'canceled' });
+    expect((await otherApi.post(`/v1/bookings/${booking.id}/agreement/void`, { reason: 'Not mine' })).status).toBe(404);
   });
 
   it('sends on the chosen channel: sms and in_app messages in their own conversations; email needs an address', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentErrors } from '../src/domain/payments/payment.errors.ts';
 import type { PaymentProcessor } from '../src/domain/payments/processor.ts';
+import { createBusiness } from '../src/platform/businesses.ts';
 import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
 import { ENGINES, graphqlClient, period, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, nextPeriod } from './support/fixtures.ts';
@@ -91,6 +92,29 @@ describe.each(ENGINES)('booking changes on %s', (engine) => {
       const ended = await api.post(`/v1/bookings/${booking.id}`, { metadata: { late: 'yes' } });
       expect(ended.status).toBe(409);
       expect(ended.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: expect.stringMatching(/^(canceled|refunded)$/) });
+    });
+
+    it('refuses a new period on a vehicle archived meanwhile with 409 vehicle_archived, as creation does, changing nothing', async () => {
+      // A business of its own: the test moves its sandbox clock.
+      const own = await createBusiness(t.db.prisma, { name: 'Archived Fleet Rentals' });
+      const client = restClient(t.baseUrl, own.test_secret_key);
+      const vehicle = await createVehicle(client);
+      // A ten-minute rental starting soon: once it has passed, the unpaid booking (its hold
+      // still running) no longer holds the vehicle, which can then be archived.
+      const start = new Date(Date.now() + 10 * 60_000);
+      const booking = await createBooking(client, vehicle.id, { start_at: start.toISOString(), end_at: new Date(start.getTime() + 10 * 60_000).toISOString() });
+      expect((await client.post('/v1/test/clock/advance', { seconds: 25 * 60 })).status).toBe(200);
+      expect((await client.call('DELETE', `/v1/vehicles/${vehicle.id}`)).status).toBe(200);
+
+      const later = period(3, 2);
+      const res = await client.post(`/v1/bookings/${booking.id}`, later);
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ type: 'conflict', code: 'vehicle_archived', vehicle_id: vehicle.id });
+      const viaGraphql = await graphqlClient(t.baseUrl, own.test_secret_key)(`mutation($id: ID!, $input: UpdateBookingInput) { updateBooking(id: $id, input: $input) { id } }`, { id: booking.id, input: { startAt: later.start_at, endAt: later.end_at } });
+      expect(viaGraphql.errors?.[0].extensions).toMatchObject({ code: 'vehicle_archived' });
+      expect((await client.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'pending_payment', start_at: booking.start_at, end_at: booking.end_at });
+      // Metadata still changes: only a new period is a new booking of the vehicle.
+      expect((await client.post(`/v1/bookings/${booking.id}`, { metadata: { note: 'kept' } })).status).toBe(200);
     });
 
     it("re-prices a pending booking's new period and mileage option exactly as a quote does; the payment follows; the timeline lists the call", async () => {

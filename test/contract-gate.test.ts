@@ -74,5 +74,15 @@ describe('breaking-change gate', () => {
       });
       expect(await breakingChanges(released, after)).toEqual([]);
     });
+
+    it('takes a field added to an answered object as compatible, listed as required as the service lists every field it sends, in its answers and events alike', { timeout: 120_000 }, async () => {
+      const addTo = (schema: any) => ((schema.properties.fleet_code = { type: ['string', 'null'] }), (schema.required = [...(schema.required ?? []), 'fleet_code']));
+      // Vehicle is both a 2xx answer and the object of vehicle.* events (webhooks).
+      const answered = changed({ openapi: (d: any) => addTo(d.components.schemas.Vehicle) });
+      expect(await breakingChanges(released, answered)).toEqual([]);
+      // The same in a schema a client sends stays breaking.
+      const sent = changed({ openapi: (d: any) => addTo(bodySchema(d, d.paths['/v1/vehicles'].post, 'request')) });
+      expect((await breakingChanges(released, sent)).length).toBeGreaterThan(0);
+    });
   });
 });

@@ -162,7 +162,7 @@ describe.each(SUITES)('files and evidence on %s, bytes in %s storage', (engine, 
     }
   });
 
-  it('cites uploaded files as evidence of a charge and of a dispute; an open dispute keeps them from deletion, a settled one lets them go', async () => {
+  it('cites uploaded files as evidence of a charge and of a dispute; an open dispute or a standing charge keeps them from deletion, settled ones let them go', async () => {
     const booking = await activeBooking();
     const [photo, receipt, statement] = [await uploaded(), await uploaded(PDF, 'application/pdf'), await uploaded(JPEG, 'image/jpeg')];
     const charge = await api.post(`/v1/bookings/${booking.id}/charges`, { type: 'damage', amount_cents: 9000, description: 'Dent in the door', evidence: [photo.id] });
@@ -191,6 +191,9 @@ describe.each(SUITES)('files and evidence on %s, bytes in %s storage', (engine, 
       expect(refused.status).toBe(409);
       expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'file_in_use' });
     }
+    const refused = await api.call('DELETE', `/v1/files/${statement.id}`);
+    expect(refused.body.error.message).toBe(`File ${statement.id} cannot be deleted: it is used by evidence of dispute ${dispute.body.id} of charge ${charge.body.id}.`);
+    expect(refused.body.error.used_by).toEqual([dispute.body.id]);
 
     const more = await gql(
       `mutation($id: ID!, $input: EvidenceInput!) { addDisputeEvidence(id: $id, input: $input) { state evidence { fileId description file { filename contentType } } } }`,
@@ -206,6 +209,11 @@ describe.each(SUITES)('files and evidence on %s, bytes in %s storage', (engine, 
     const late = await api.post(`/v1/disputes/${dispute.body.id}/evidence`, { file_ids: [photo.id] });
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'closed' });
+    // The dispute is settled, but the charge stands again, collectable: its evidence is still in use until it is collected or waived.
+    expect((await api.call('DELETE', `/v1/files/${statement.id}`)).status).toBe(200);
+    const standing = await api.call('DELETE', `/v1/files/${photo.id}`);
+    expect(standing.body.error).toMatchObject({ code: 'file_in_use', message: `File ${photo.id} cannot be deleted: it is used by evidence of charge ${charge.body.id} of booking ${booking.id}.`, used_by: [charge.body.id] });
+    expect((await api.post(`/v1/charges/${charge.body.id}/waive`)).status).toBe(200);
 
     const downloadUrl = (await api.get(`/v1/files/${photo.id}`)).body.download_url;
     const deleted = await api.call('DELETE', `/v1/files/${photo.id}`);
@@ -217,6 +225,50 @@ describe.each(SUITES)('files and evidence on %s, bytes in %s storage', (engine, 
     // The charge still shows what it cited.
     expect((await api.get(`/v1/charges/${charge.body.id}`)).body.evidence.map((e: any) => e.file_id)).toEqual([photo.id, receipt.id]);
   });
+
+  it('refuses to delete the document of an agreement, an identity verification or an insurance submission (409 file_in_use naming the user), over REST and GraphQL', async () => {
+    const booking = await createBooking(api, vehicleId);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
+    const refusal = async (fileId: string) => {
+      const res = await api.call('DELETE', `/v1/files/${fileId}`);
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ type: 'conflict', code: 'file_in_use' });
+      expect((await api.get(`/v1/files/${fileId}`)).body.state).toBe('uploaded');
+      expect(await stored(fileId)).toHaveLength(1);
+      return res.body.error as { message: string; used_by: string[] };
+    };
+
+    // The agreement's document, pending signature and signed.
+    const agreement = (await api.post(`/v1/bookings/${booking.id}/agreement`)).body;
+    expect((await refusal(agreement.file_id)).message).toBe(`File ${agreement.file_id} cannot be deleted: it is used by agreement ${agreement.id} of booking ${booking.id}.`);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/agreement/sign`)).status).toBe(200);
+    expect(await refusal(agreement.file_id)).toMatchObject({ used_by: [agreement.id] });
+
+    // Identity documents.
+    const idFront = (await uploadLinkAndPut('identity_document')).id;
+    const verification = await api.post(`/v1/bookings/${booking.id}/identity-verification`, { documents: [{ kind: 'id_front', file_id: idFront }] });
+    expect(verification.status).toBe(200);
+    expect(await refusal(idFront)).toMatchObject({ message: `File ${idFront} cannot be deleted: it is used by identity verification ${verification.body.id} of booking ${booking.id}.`, used_by: [verification.body.id] });
+
+    // Insurance documents, over GraphQL too.
+    const policy = (await uploadLinkAndPut('insurance_document')).id;
+    const insurance = await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-1', document_file_ids: [policy] });
+    expect(insurance.status).toBe(200);
+    expect(await refusal(policy)).toMatchObject({ message: `File ${policy} cannot be deleted: it is used by insurance submission ${insurance.body.id} of booking ${booking.id}.` });
+    const viaGraphql = await gql(`mutation($id: ID!) { deleteFile(id: $id) { id state } }`, { id: policy });
+    expect(viaGraphql.errors?.[0].message).toContain(`insurance submission ${insurance.body.id}`);
+    expect(viaGraphql.errors?.[0].extensions).toMatchObject({ type: 'conflict', code: 'file_in_use', used_by: [insurance.body.id] });
+
+    // A file nothing uses is deleted as before.
+    const unused = (await uploadLinkAndPut('insurance_document')).id;
+    expect((await api.call('DELETE', `/v1/files/${unused}`)).status).toBe(200);
+  });
+
+  async function uploadLinkAndPut(purpose: string) {
+    const link = await uploadLink({ purpose });
+    expect((await put(link.upload_url, PNG)).status).toBe(200);
+    return link;
+  }
 
   it('uploads and deletes over GraphQL, and a sandbox reset removes the files with their bytes', async () => {
     const created = await gql(`mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { id uploadUrl expiresAt file { state } } }`, {

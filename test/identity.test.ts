@@ -126,6 +126,55 @@ describe.each(ENGINES)('identity verification on %s', (engine) => {
     expect((await eventsOf(api, booking.id, 'identity.rejected')).length).toBe(1);
   });
 
+  it('a booking put in problem by a rejected identity resumes when a later verification succeeds: booked again, then confirmed and ready as the table says, with its events', async () => {
+    const booking = await paidBooking();
+    // Every other gate met, so that the resumed booking goes all the way to ready_for_pickup.
+    expect((await api.post(`/v1/test/bookings/${booking.id}/agreement/sign`)).status).toBe(200);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/deposit/secure`)).status).toBe(200);
+    const failed = await api.post(`/v1/test/bookings/${booking.id}/identity/fail`);
+    expect(failed.body).toMatchObject({ state: 'problem', events: ['identity.rejected', 'booking.problem'] });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.next_states).not.toContain('booked');
+
+    const verified = await api.post(`/v1/test/bookings/${booking.id}/identity/verify`);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ id: booking.id, state: 'ready_for_pickup', event: 'identity.verified', events: ['identity.verified', 'booking.resumed', 'booking.confirmed', 'pickup.ready'] });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: 'ready_for_pickup', gates: { identity: 'satisfied' } });
+    const types = (await api.get(`/v1/events?booking_id=${booking.id}&limit=100`)).body.data.map((e: any) => e.type).reverse();
+    expect(types.slice(-6)).toEqual(['identity.rejected', 'booking.problem', 'identity.verified', 'booking.resumed', 'booking.confirmed', 'pickup.ready']);
+    const [resumed] = await eventsOf(api, booking.id, 'booking.resumed');
+    expect(resumed.data.object).toMatchObject({ object: 'booking', id: booking.id, state: 'booked' });
+
+    // Over GraphQL, the same simulation; the rental can then start.
+    const other = await paidBooking();
+    await api.post(`/v1/test/bookings/${other.id}/identity/fail`);
+    const viaGraphql = await gql(`mutation($id: ID!) { testVerifyIdentity(bookingId: $id) { state events booking { state gates { identity } } } }`, { id: other.id });
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.data.testVerifyIdentity).toMatchObject({ state: 'confirmed', events: ['identity.verified', 'booking.resumed', 'booking.confirmed'], booking: { state: 'confirmed', gates: { identity: 'satisfied' } } });
+  });
+
+  it('a resumed booking waits for approval when approval is manual; a problem that is not the identity (a payment failed after booking) stays for a person', async () => {
+    const own = await startTestApp(engine);
+    try {
+      const client = restClient(own.baseUrl, own.business.test_secret_key);
+      expect((await client.post('/v1/business/settings', { booking_approval_mode: 'manual' })).status).toBe(200);
+      const { id } = (await client.post('/v1/test/bookings')).body;
+      await client.post(`/v1/test/bookings/${id}/payment/succeed`);
+      expect((await client.post(`/v1/test/bookings/${id}/identity/fail`)).body.state).toBe('problem');
+      expect((await client.post(`/v1/test/bookings/${id}/identity/verify`)).body).toMatchObject({ state: 'booked', events: ['identity.verified', 'booking.resumed'] });
+      expect((await client.post(`/v1/bookings/${id}/approve`)).body.state).toBe('confirmed');
+
+      const declined = (await client.post('/v1/test/bookings')).body.id;
+      await client.post(`/v1/test/bookings/${declined}/payment/succeed`);
+      await client.post(`/v1/bookings/${declined}/approve`);
+      // A payment that fails after booking puts it in problem with the payment gate failed.
+      expect((await client.post(`/v1/test/bookings/${declined}/payment/fail`)).status).toBe(402);
+      expect((await client.get(`/v1/bookings/${declined}`)).body).toMatchObject({ state: 'problem', gates: { payment: 'failed' } });
+      expect((await client.post(`/v1/test/bookings/${declined}/identity/verify`)).body).toMatchObject({ state: 'problem', events: ['identity.verified'] });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses documents that are not identity documents, not the caller’s, not uploaded, or not a sensible set, and starts nothing; and only before pickup', async () => {
     const booking = await paidBooking();
     const start = (documents: unknown, client = api, id = booking.id) => client.post(`/v1/bookings/${id}/identity-verification`, { documents });

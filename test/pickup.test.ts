@@ -164,4 +164,59 @@ describe.each(ENGINES)('insurance on %s', (engine) => {
     const read = await gql(`query($id: ID!) { bookingInsurance(bookingId: $id) { state provider nextStates booking { state } } }`, { id: booking.id });
     expect(read.data.bookingInsurance).toEqual({ state: 'approved', provider: 'Better Insurer', nextStates: [], booking: { state: 'active' } });
   });
+
+  it("carries the coverage's expires_on: a policy that ends before the rental does fails the gate at once, with the reason; one in force through the last day passes", async () => {
+    const vehicle = await createVehicle(api);
+    // Noon to noon (UTC, the business's time zone): the rental's last day is the end's date.
+    const start = new Date(Date.now() + 5 * 86_400_000);
+    start.setUTCHours(12, 0, 0, 0);
+    const end = new Date(start.getTime() + 3 * 86_400_000);
+    const lastDay = end.toISOString().slice(0, 10);
+    const dayBefore = new Date(end.getTime() - 86_400_000).toISOString().slice(0, 10);
+    const booking = await createBooking(api, vehicle.id, { start_at: start.toISOString(), end_at: end.toISOString() });
+    for (const step of ['payment/succeed', 'identity/verify', 'agreement/sign', 'deposit/secure']) expect((await api.post(`/v1/test/bookings/${booking.id}/${step}`)).status).toBe(200);
+
+    const short = await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-7', expires_on: dayBefore });
+    expect(short.status).toBe(200);
+    const reason = `The policy expires on ${dayBefore}, before the rental ends on ${lastDay}.`;
+    expect(short.body).toMatchObject({ object: 'insurance', state: 'rejected', expires_on: dayBefore, rejection_reason: reason, next_states: ['submitted'] });
+    const readiness = (await api.get(`/v1/bookings/${booking.id}/pickup-readiness`)).body;
+    expect(readiness.gates.find((g: any) => g.name === 'insurance')).toMatchObject({ status: 'failed' });
+    const events = (await api.get(`/v1/events?booking_id=${booking.id}&limit=100`)).body.data as any[];
+    expect(events.slice(0, 2).map((e) => e.type)).toEqual(['insurance.rejected', 'insurance.submitted']);
+    expect(events[0].data.object).toMatchObject({ state: 'rejected', rejection_reason: reason });
+    expect(events[0].request.id).toBe(events[1].request.id);
+
+    // Not a date, or no such day: 422 on expires_on, nothing recorded.
+    for (const bad of ['2027-02-30', '31/12/2027', '2027-12-31T00:00:00Z']) {
+      const refused = await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-8', expires_on: bad });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ type: 'validation_error', param: 'expires_on' });
+    }
+
+    // Submitted again over GraphQL with a policy in force through the rental's last day: it passes the gate once approved.
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const again = await gql(`mutation($id: ID!, $input: InsuranceInput!) { submitInsurance(bookingId: $id, input: $input) { state expiresOn rejectionReason booking { gates { insurance } } } }`, {
+      id: booking.id, input: { provider: 'Acme Mutual', policyRef: 'AM-9', expiresOn: lastDay },
+    });
+    expect(again.errors).toBeUndefined();
+    expect(again.data.submitInsurance).toEqual({ state: 'submitted', expiresOn: lastDay, rejectionReason: null, booking: { gates: { insurance: 'pending' } } });
+    expect((await api.post(`/v1/bookings/${booking.id}/insurance/approve`)).body).toMatchObject({ state: 'approved', expires_on: lastDay });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.insurance).toBe('satisfied');
+  });
+
+  it('refuses to approve a policy that no longer covers the rental (409 naming both dates): the reviewer rejects it instead', async () => {
+    const vehicle = await createVehicle(api);
+    const booking = await createBooking(api, vehicle.id);
+    const lastDay = new Date(new Date(booking.end_at).getTime() - 1).toISOString().slice(0, 10);
+    const submitted = await api.post(`/v1/bookings/${booking.id}/insurance`, { provider: 'Acme Mutual', policy_ref: 'AM-10', expires_on: lastDay });
+    expect(submitted.body.state).toBe('submitted');
+    // The policy's end recorded earlier than the rental's (as if the booking had been extended since).
+    const earlier = new Date(new Date(booking.end_at).getTime() - 2 * 86_400_000).toISOString().slice(0, 10);
+    await t.db.prisma.insurance.update({ where: { id: submitted.body.id }, data: { expiresOn: earlier } });
+    const refused = await api.post(`/v1/bookings/${booking.id}/insurance/approve`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'submitted', message: `Cannot approve the insurance: the policy expires on ${earlier}, before the rental ends on ${lastDay}.` });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.insurance).toBe('pending');
+  });
 });

@@ -30,7 +30,7 @@ export const routeGroups: RouteGroup[] = [
   { tag: 'bookings', description: 'Bookings: creating, reading, updating, extending, approving and canceling them, and their lifecycle history.', routes: bookingRoutes },
   { tag: 'trip', description: 'The trip: insurance, pickup (readiness, photos, odometer, hand-over), vehicle access, and the return (photos, odometer, review).', routes: tripRoutes },
   { tag: 'identity', description: "Identity verification of a booking's customer: starting it with uploaded documents, its state, short-lived links to its media.", routes: identityRoutes },
-  { tag: 'agreements', description: "A booking's rental agreement: the document, sending it for signature, its state.", routes: agreementRoutes },
+  { tag: 'agreements', description: "A booking's rental agreement: the document, sending it for signature, voiding it, its state.", routes: agreementRoutes },
   { tag: 'money', description: 'Payments, refunds and transactions, security deposits, post-trip charges and their disputes.', routes: moneyRoutes },
   { tag: 'files', description: 'Uploaded files (signed upload and download links) and the evidence that cites them.', routes: fileRoutes },
   { tag: 'customers', description: 'Customers, their bookings, and messages to them.', routes: customerRoutes },

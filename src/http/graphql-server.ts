@@ -28,6 +28,7 @@ import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import type { Metrics } from '../metrics.ts';
 import { useEdge, type YogaServerContext } from './transports/yoga.ts';
 import { classifyGraphQLError, databaseFault, errorExtensions, internalError, toGraphQLError } from './error-envelope.ts';
+import type { TrustProxy } from './client-address.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { currentRequestId } from './request-scope.ts';
 import { log } from '../log.ts';
@@ -80,6 +81,8 @@ export interface EdgeDeps {
   metrics?: Metrics;
   /** The bearer token GET /metrics requires (none: loopback callers only). */
   metricsToken?: string;
+  /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY; default none). */
+  trustProxy?: TrustProxy;
   /** The edge's steps, changed before use (an operator's own step; a test's probe). */
   adjustEdge?: (steps: EdgeStep[]) => EdgeStep[];
 }

@@ -4,6 +4,7 @@ import { agreementMachine } from '../domain/agreements/agreement-state.ts';
 import { AGREEMENT_FIELDS, signerOf, type AgreementSigner } from '../domain/agreements/agreement.fields.ts';
 import { createAgreement } from '../domain/agreements/create-agreement.ts';
 import { sendAgreement, type SentAgreement } from '../domain/agreements/send-agreement.ts';
+import { voidAgreement } from '../domain/agreements/void-agreement.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
@@ -55,6 +56,7 @@ const read = operationField(getAgreement);
 const status = operationField(getAgreementStatus);
 const create = operationField(createAgreement);
 const send = operationField(sendAgreement);
+const voidIt = operationField(voidAgreement);
 
 builder.queryFields((t) => ({
   bookingAgreement: read.prisma(t, 'Agreement'),
@@ -64,4 +66,5 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createAgreement: create.prisma(t, 'Agreement'),
   sendAgreement: send.prisma(t, 'Agreement'),
+  voidAgreement: voidIt.prisma(t, 'Agreement'),
 }));

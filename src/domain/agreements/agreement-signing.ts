@@ -7,6 +7,7 @@ import { newId } from '../shared/ids.ts';
 import { createByAction, runAction } from '../shared/lifecycle.ts';
 import { AgreementErrors } from './agreement.errors.ts';
 import { agreementLifecycle } from './agreement-state.ts';
+import { currentAgreement } from './current-agreement.ts';
 
 /** Who signed, from where: the customer through their link, or the sandbox standing in for them. */
 export interface Signature {
@@ -15,6 +16,8 @@ export interface Signature {
   userAgent: string | null;
   /** The document version the signer was shown; a replaced one is refused. Absent: whatever is current (the sandbox). */
   version?: number;
+  /** The agreement the signer's link names (absent: the booking's current one, the sandbox). */
+  agreementId?: string;
 }
 
 /** The sandbox signs as this signer (POST /v1/test/bookings/{id}/agreement/sign). */
@@ -28,7 +31,9 @@ export const SANDBOX_SIGNATURE: Signature = { name: 'Sandbox signer', ip: null, 
  */
 export async function recordAgreementSigned(tx: Db, origin: EventOrigin, booking: Booking, now: Date, signature: Signature): Promise<BookingOutcome> {
   const gated = await applyBookingAction(tx, origin, booking, 'sign_agreement');
-  const existing = await tx.agreement.findUnique({ where: { bookingId: booking.id } });
+  const named = signature.agreementId ? await tx.agreement.findUniqueOrThrow({ where: { id: signature.agreementId } }) : await currentAgreement(tx, booking.id);
+  // The sandbox signs a voided booking's agreement by making a new one, as creating again would; a link names its own (and a voided one is refused).
+  const existing = named?.state === 'voided' && !signature.agreementId ? null : named;
   const signer = { signedAt: now, signerName: signature.name, signerIp: signature.ip, signerUserAgent: signature.userAgent };
   if (existing) {
     if (signature.version !== undefined && existing.version !== signature.version) throw AgreementErrors.signingLinkInvalid('superseded');

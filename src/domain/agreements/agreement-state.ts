@@ -6,9 +6,10 @@ import { defineMachine } from '../shared/state-machine.ts';
 import { AGREEMENT_FIELDS, signerOf } from './agreement.fields.ts';
 
 /**
- * A booking's rental agreement: draft → sent → signed; voided when it no longer applies. A
- * new document (revise) puts a draft or sent agreement back to draft: links to the old
- * version stop working. Sending again while sent makes a new link for the same version.
+ * A booking's rental agreement: draft → sent → signed; voided when it no longer applies (a
+ * reason is kept), after which the booking may get a new one. A new document (revise) puts a
+ * draft or sent agreement back to draft: links to the old version stop working. Sending again
+ * while sent makes a new link for the same version.
  */
 export const agreementMachine = defineMachine({
   object: 'agreement',
@@ -19,7 +20,7 @@ export const agreementMachine = defineMachine({
     revise: { from: ['draft', 'sent'], to: 'draft', event: 'agreement.created', verb: 'replace the document of' },
     send: { from: ['draft', 'sent'], to: 'sent', event: 'agreement.sent', verb: 'send' },
     sign: { from: ['draft', 'sent'], to: 'signed', event: 'agreement.signed' },
-    void: { from: ['draft', 'sent', 'signed'], to: 'voided' },
+    void: { from: ['draft', 'sent', 'signed'], to: 'voided', event: 'agreement.voided' },
   },
 });
 

@@ -1,10 +1,11 @@
 import { errorCatalogue } from '../shared/errors.ts';
 
-export type SigningLinkRefusal = 'expired' | 'superseded' | 'invalid';
+export type SigningLinkRefusal = 'expired' | 'superseded' | 'voided' | 'invalid';
 
 const REFUSALS: Record<SigningLinkRefusal, string> = {
   expired: 'This signing link has expired; ask the business to send the agreement again.',
   superseded: 'This signing link is for a version of the agreement that has been replaced; use the link sent with the current version.',
+  voided: 'This agreement was voided and can no longer be signed; ask the business for the new one.',
   invalid: 'This signing link is not valid; use the link exactly as it was sent.',
 };
 
@@ -14,7 +15,7 @@ export const AgreementErrors = errorCatalogue('agreement', {
     type: 'authorization_error',
     code: 'agreement_link_invalid',
     description:
-      'The signing link was not made by this service for this agreement (altered, or of another business or environment), names a version of the document that has since been replaced, or has expired (links live 7 days). Nothing was recorded. POST /v1/bookings/{id}/agreement/send makes a new link.',
+      'The signing link was not made by this service for this agreement (altered, or of another business or environment), names a version of the document that has since been replaced, is for an agreement that was voided, or has expired (links live 7 days). Nothing was recorded. POST /v1/bookings/{id}/agreement/send makes a new link.',
     build: (why: SigningLinkRefusal) => ({ message: REFUSALS[why] }),
   },
   notAccepted: {

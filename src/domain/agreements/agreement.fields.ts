@@ -11,6 +11,8 @@ export const AGREEMENT_FIELDS: PublicFields = {
   sentAt: { kind: 'datetime', nullable: true },
   sentVia: { kind: { enum: 'MessageChannel' }, nullable: true, description: 'The channel of the last signing link sent.' },
   signedAt: { kind: 'datetime', nullable: true },
+  voidedAt: { kind: 'datetime', nullable: true, description: 'When it was voided (POST /v1/bookings/{booking_id}/agreement/void).' },
+  voidReason: { kind: 'string', nullable: true, description: 'Why it was voided, in the business’s words.' },
   createdAt: { kind: 'datetime' },
 };
 

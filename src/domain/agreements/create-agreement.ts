@@ -16,6 +16,7 @@ import { defineOperation } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { renderAgreementPdf } from './agreement-document.ts';
 import { agreementLifecycle, agreementMachine } from './agreement-state.ts';
+import { currentAgreement } from './current-agreement.ts';
 
 export const bookingIdArg = id('The booking (bk_...).');
 export const AGREEMENT_EXAMPLE = { bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' };
@@ -50,7 +51,7 @@ export const createAgreement = defineOperation({
   name: 'createAgreement',
   summary: 'Create an agreement',
   description:
-    "Renders the booking's rental agreement as a PDF (the period, the price snapshot, the deposit, the included miles and mileage fee, the vehicle, the customer and the business's terms: agreement_requirements.terms) and stores it as a file (purpose agreement; GET /v1/files/{id} for a download link). Answers the agreement in draft with its file_id, document_sha256 and version. Creating again while draft or sent replaces the document with a new version (agreement.created; links sent for the old version stop working, send it again); once signed (or voided), 409.",
+    "Renders the booking's rental agreement as a PDF (the period, the price snapshot, the deposit, the included miles and mileage fee, the vehicle, the customer and the business's terms: agreement_requirements.terms) and stores it as a file (purpose agreement; GET /v1/files/{id} for a download link). Answers the agreement in draft with its file_id, document_sha256 and version. Creating again while draft or sent replaces the document with a new version (agreement.created; links sent for the old version stop working, send it again); once signed, 409 (void it first: POST /v1/bookings/{booking_id}/agreement/void). After a void, creating makes a new agreement (a new id, version 1); the voided one stays as it was.",
   access: { permission: 'agreements:write' },
   args: z.object({ bookingId: bookingIdArg }),
   errors: [CommonErrors.invalidStateTransition],
@@ -58,7 +59,9 @@ export const createAgreement = defineOperation({
   async run(ctx, args, { query }) {
     const booking = await readBooking(ctx, args.bookingId);
     assertBookingTakesAgreement(booking);
-    const existing = await ctx.db.agreement.findUnique({ where: { bookingId: booking.id } });
+    // A voided agreement is history: creating again makes a new agreement (a new id, version 1).
+    const current = await currentAgreement(ctx.db, booking.id);
+    const existing = current?.state === 'voided' ? null : current;
     if (existing) agreementMachine.check(existing, 'revise');
     const agreementId = existing?.id ?? newId('agreement');
     const version = (existing?.version ?? 0) + 1;
@@ -74,7 +77,7 @@ export const createAgreement = defineOperation({
       saved = await ctx.db.$transaction(async (tx) => {
         const origin = originOf(ctx);
         // Made by the service, so born uploaded (its table's upload action, as if its link had been used).
-        await createByAction(tx, origin, fileLifecycle, { from: 'pending_upload', facts: { id: fileId, openDisputeCitations: 0 } }, 'upload', {
+        await createByAction(tx, origin, fileLifecycle, { from: 'pending_upload', facts: { id: fileId, usedBy: [] } }, 'upload', {
           id: fileId, ...ctx.tenant, purpose: 'agreement', filename: `agreement-${booking.id}-v${version}.pdf`, contentType: 'application/pdf',
           sizeBytes: bytes.length, sha256, uploadExpiresAt: now, uploadedAt: now,
         });

@@ -11,6 +11,7 @@ import { defineOperation } from '../shared/operation.ts';
 import { SIGNING_LINK_DAYS } from './agreement-links.ts';
 import { agreementLifecycle, agreementMachine } from './agreement-state.ts';
 import { AGREEMENT_EXAMPLE, assertBookingTakesAgreement, bookingIdArg } from './create-agreement.ts';
+import { currentAgreement } from './current-agreement.ts';
 
 /** The send answer: the agreement, plus the link it sent (the only answer that ever shows it). */
 export type SentAgreement = Agreement & { signingUrl: string; signingUrlExpiresAt: Date; messageId: string };
@@ -33,7 +34,7 @@ export const sendAgreement = defineOperation({
   async run(ctx, args, { query }): Promise<SentAgreement> {
     const booking = await readBooking(ctx, args.bookingId);
     assertBookingTakesAgreement(booking);
-    const agreement = await found(ctx.db.agreement.findUnique({ where: { bookingId: booking.id } }), 'agreement', booking.id);
+    const agreement = await found(currentAgreement(ctx.db, booking.id), 'agreement', booking.id);
     agreementMachine.check(agreement, 'send');
     const channel = args.input.channel as MessageChannel;
     const customer = await ctx.db.customer.findUniqueOrThrow({ where: { id: booking.customerId } });

@@ -47,6 +47,7 @@ async function linkedAgreement(deps: SigningLinkDeps, agreementId: string, param
   if (verdict === 'invalid') throw AgreementErrors.signingLinkInvalid('invalid');
   const db = deps.tenantDb(owner);
   const agreement = await db.agreement.findUniqueOrThrow({ where: { id: agreementId } });
+  if (agreement.state === 'voided') throw AgreementErrors.signingLinkInvalid('voided');
   if (agreement.version !== version) throw AgreementErrors.signingLinkInvalid('superseded');
   if (verdict === 'expired') throw AgreementErrors.signingLinkInvalid('expired');
   return { db, agreement, now, linkExpiresAt: new Date(Number(params.get('expires')) * 1000) };
@@ -131,6 +132,7 @@ export async function signThroughLink(deps: SigningLinkDeps, agreementId: string
       ip: request.ip,
       userAgent: request.userAgent?.slice(0, 500) ?? null,
       version: agreement.version,
+      agreementId: agreement.id,
     });
   });
   return signingPage(deps, { ...linked, agreement: await db.agreement.findUniqueOrThrow({ where: { id: agreement.id } }) });

@@ -8,6 +8,7 @@ export const bookingFacts = (overrides: Partial<BookingFacts> = {}): BookingFact
   agreementGate: 'satisfied',
   depositGate: 'satisfied',
   insuranceGate: 'not_required',
+  pickedUpAt: null,
   ...overrides,
 });
 

@@ -56,9 +56,18 @@ describe('automaticAction: what the booking does by itself', () => {
     expect(automaticAction(facts({ state: 'confirmed', identityGate: 'failed' }), 'automatic')).toBeNull();
   });
 
+  it('resumes a booking in problem before pickup once it is paid and its identity verified, else leaves it for a person', () => {
+    expect(automaticAction(facts({ state: 'problem' }), 'manual')).toBe('resume');
+    expect(automaticAction(facts({ state: 'problem', identityGate: 'not_required' }), 'automatic')).toBe('resume');
+    expect(automaticAction(facts({ state: 'problem', identityGate: 'failed' }), 'automatic')).toBeNull();
+    expect(automaticAction(facts({ state: 'problem', paymentGate: 'failed' }), 'automatic')).toBeNull();
+    expect(automaticAction(facts({ state: 'problem', paymentGate: 'pending' }), 'automatic')).toBeNull();
+    expect(automaticAction(facts({ state: 'problem', pickedUpAt: new Date() }), 'automatic')).toBeNull();
+  });
+
   it('does nothing in any other state', () => {
     for (const state of BOOKING_STATES.filter((s) => s !== 'booked' && s !== 'confirmed')) {
-      expect(automaticAction(facts({ state }), 'automatic')).toBeNull();
+      expect(automaticAction(facts({ state, pickedUpAt: new Date() }), 'automatic')).toBeNull();
     }
   });
 });

@@ -13,10 +13,12 @@ export interface BookingOutcome {
 
 /**
  * The step the platform takes by itself from here, or null (the contract's "Booking"): a
- * booked booking is confirmed when approval is automatic; a confirmed one is ready for pickup
- * once every gate is met.
+ * booking in problem before pickup resumes once its cause is gone (booked again); a booked
+ * booking is confirmed when approval is automatic; a confirmed one is ready for pickup once
+ * every gate is met.
  */
 export function automaticAction(facts: BookingFacts, approvalMode: BusinessSettings['booking_approval_mode']): BookingAction | null {
+  if (bookingMachine.can(facts, 'resume')) return 'resume';
   if (facts.state === 'booked' && approvalMode === 'automatic') return 'confirm';
   if (bookingMachine.can(facts, 'mark_ready')) return 'mark_ready';
   return null;

@@ -76,6 +76,8 @@ describe('booking gate actions', () => {
   });
 
   it('never offers a gate action as a next state', () => {
-    expect(nextStates(facts({ state: 'problem' }))).toEqual(['confirmed', 'active', 'return_in_review', 'completed', 'canceled']);
+    expect(nextStates(facts({ state: 'problem', pickedUpAt: new Date() }))).toEqual(['confirmed', 'active', 'return_in_review', 'completed', 'canceled']);
+    // Before pickup, paid and verified, it may resume (booked again).
+    expect(nextStates(facts({ state: 'problem' }))).toEqual(['booked', 'confirmed', 'active', 'return_in_review', 'completed', 'canceled']);
   });
 });

@@ -24,6 +24,8 @@ export interface BookingFacts {
   agreementGate: GateStatus;
   depositGate: GateStatus;
   insuranceGate: GateStatus;
+  /** When the vehicle was picked up (null before pickup). */
+  pickedUpAt: Date | null;
 }
 
 const gateOpen = (status: GateStatus) => status === 'satisfied' || status === 'not_required';
@@ -35,6 +37,7 @@ const GUARDS = {
   agreement_signed: (b: BookingFacts) => (gateOpen(b.agreementGate) ? null : `rental agreement is ${b.agreementGate}`),
   deposit_secured: (b: BookingFacts) => (gateOpen(b.depositGate) ? null : `security deposit is ${b.depositGate}`),
   insurance_approved: (b: BookingFacts) => (gateOpen(b.insuranceGate) ? null : `insurance is ${b.insuranceGate}`),
+  not_picked_up: (b: BookingFacts) => (b.pickedUpAt === null ? null : 'the vehicle was picked up'),
   booking_confirmed: (b: BookingFacts) => (b.state === 'confirmed' || b.state === 'ready_for_pickup' ? null : `the booking is not confirmed (it is '${b.state}')`),
 };
 
@@ -99,6 +102,10 @@ export const bookingMachine = defineMachine({
     refund_canceled: { from: ['canceled'], to: 'refunded', guards: ['payment_collected'], verb: 'refund' },
     expire_hold: { from: ['pending_payment', 'checkout_started'], to: 'canceled', event: 'booking.canceled', verb: 'expire the hold of' },
     flag_problem: { from: FLAGGABLE, to: 'problem', event: 'booking.problem', verb: 'flag a problem on' },
+    // A booking in problem before pickup whose cause is gone (its identity verified after a
+    // rejection; its payment collected) is paid and waits for confirmation again: booked, then
+    // confirmed as any paid booking is (at once, or by approval when approval is manual).
+    resume: { from: ['problem'], to: 'booked', guards: ['payment_collected', 'identity_verified', 'not_picked_up'], event: 'booking.resumed', verb: 'resume' },
     resolve_to_confirmed: { from: ['problem'], to: 'confirmed', event: 'booking.confirmed', verb: 'resolve' },
     resolve_to_active: { from: ['problem'], to: 'active', event: 'rental.started', verb: 'resolve' },
     resolve_to_return_review: { from: ['problem'], to: 'return_in_review', event: 'return.submitted', verb: 'resolve' },
@@ -124,6 +131,8 @@ export const bookingMachine = defineMachine({
     // A verification started again after a rejection: the gate waits for the new verdict.
     restart_identity: { from: GATE_CHANGE_STATES, set: { identityGate: 'pending' }, verb: 'start the identity verification of' },
     sign_agreement: { from: GATE_CHANGE_STATES, set: { agreementGate: 'satisfied' }, verb: 'sign the agreement of' },
+    // A voided agreement no longer counts: the gate waits for a new one to be signed.
+    void_agreement: { from: GATE_CHANGE_STATES, set: { agreementGate: 'pending' }, verb: 'void the agreement of' },
     secure_deposit: { from: GATE_CHANGE_STATES, set: { depositGate: 'satisfied' }, verb: 'secure the deposit of' },
     approve_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'satisfied' }, verb: 'approve the insurance of' },
     reject_insurance: { from: GATE_CHANGE_STATES, set: { insuranceGate: 'failed' }, verb: 'reject the insurance of' },

@@ -8,6 +8,7 @@ import type { DomainContext } from '../shared/context.ts';
 import { defineOperation, type PrismaQuery } from '../shared/operation.ts';
 import { id, mergeMetadata, metadata } from '../shared/validation.ts';
 import { assertNotInPast, rentalPeriodFields } from '../vehicles/rental-period.ts';
+import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { expireHolds } from './booking-holds.ts';
 import { bookingMachine } from './booking-state.ts';
 import { applyBookingAction } from './booking-transitions.ts';
@@ -58,6 +59,9 @@ export async function updateBooking(ctx: DomainContext, bookingId: string, input
   bookingMachine.check(booking, 'change_period');
   const period = newPeriod(ctx, booking, input);
   const vehicle = await ctx.db.vehicle.findUniqueOrThrow({ where: { id: booking.vehicleId } });
+  // A new period is a new booking of the vehicle, refused as creation refuses it. (An unpaid
+  // booking whose period has passed no longer holds its vehicle, which may be archived meanwhile.)
+  if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id);
   const price = priceOrReject(vehicle, period, period.unlimitedMiles);
   // Holds that ran out must not block the new period (as at creation).
   await expireHolds(ctx.db, ctx.now(), { vehicleId: vehicle.id });
@@ -90,10 +94,10 @@ export const updateBookingOperation = defineOperation({
   name: 'updateBooking',
   summary: 'Update supported booking fields',
   description:
-    'Changes only the fields sent. `metadata` may change until the booking has ended (completed, canceled, refunded); a key set to "" is removed, and null removes them all. `start_at`, `end_at` and `unlimited_miles` may change while nothing was paid (pending_payment): the booking is re-priced exactly as a new booking would be (its price snapshot, payment amount and deposit follow) and the new period is held under the same rule as creation, so an overlapping booking of the vehicle answers 409 vehicle_unavailable, also under concurrency. Once a checkout is under way (checkout_started, payment_pending) the period is fixed (409 invalid_state_transition); a paid booking is extended with POST /v1/bookings/{booking_id}/extend instead. Emits booking.updated.',
+    'Changes only the fields sent. `metadata` may change until the booking has ended (completed, canceled, refunded); a key set to "" is removed, and null removes them all. `start_at`, `end_at` and `unlimited_miles` may change while nothing was paid (pending_payment): the booking is re-priced exactly as a new booking would be (its price snapshot, payment amount and deposit follow) and the new period is held under the same rule as creation, so an overlapping booking of the vehicle answers 409 vehicle_unavailable, also under concurrency, and a vehicle archived meanwhile 409 vehicle_archived, as at creation. Once a checkout is under way (checkout_started, payment_pending) the period is fixed (409 invalid_state_transition); a paid booking is extended with POST /v1/bookings/{booking_id}/extend instead. Emits booking.updated.',
   access: { permission: 'bookings:write' },
   args: z.object({ id: id('The booking (bk_...).'), input: updateBookingInput.nullish() }),
-  errors: [CommonErrors.invalidStateTransition, BookingErrors.vehicleUnavailable],
+  errors: [CommonErrors.invalidStateTransition, BookingErrors.vehicleUnavailable, VehicleErrors.archived],
   example: { id: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x', input: { endAt: '2027-03-05T10:00:00Z', metadata: { order_id: '1002' } } },
   run: (ctx, args, { query }) => updateBooking(ctx, args.id, args.input ?? {}, query),
 });

@@ -5,9 +5,9 @@
  */
 export const EVENT_TYPES = [
   'booking.created', 'booking.checkout_started', 'booking.confirmed', 'booking.canceled', 'booking.problem',
-  'booking.updated', 'booking.extended',
+  'booking.updated', 'booking.extended', 'booking.resumed',
   'payment.processing', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'payment.refund_failed',
-  'identity.processing', 'identity.verified', 'identity.rejected', 'agreement.created', 'agreement.sent', 'agreement.signed',
+  'identity.processing', 'identity.verified', 'identity.rejected', 'agreement.created', 'agreement.sent', 'agreement.signed', 'agreement.voided',
   'insurance.submitted', 'insurance.approved', 'insurance.rejected',
   'deposit.secured', 'deposit.released', 'deposit.captured', 'deposit.capture_failed',
   'pickup.ready', 'rental.started', 'rental.late', 'return.submitted', 'rental.completed',
@@ -37,6 +37,10 @@ export const EVENT_CATALOGUE: Record<EventType, { object: string; description: s
   'booking.problem': { object: 'booking', description: 'A problem was flagged on the booking.' },
   'booking.updated': { object: 'booking', description: 'The booking was updated (metadata, customer details or period).' },
   'booking.extended': { object: 'booking', description: 'The booking was extended to a later end.' },
+  'booking.resumed': {
+    object: 'booking',
+    description: 'A booking in problem before pickup resumed once its cause was gone (its identity verified after a rejection): it is booked again, and is confirmed as any paid booking is (booking.confirmed follows at once unless approval is manual).',
+  },
   'payment.processing': { object: 'booking', description: "The booking's payment was submitted and is processing." },
   'payment.succeeded': { object: 'booking', description: "The booking's payment succeeded." },
   'payment.failed': { object: 'booking', description: "The booking's payment failed." },
@@ -48,6 +52,10 @@ export const EVENT_CATALOGUE: Record<EventType, { object: string; description: s
   'agreement.created': { object: 'agreement', description: 'A rental agreement was created (or its document replaced).' },
   'agreement.sent': { object: 'agreement', description: 'The agreement was sent to the customer for signature.' },
   'agreement.signed': { object: 'agreement', description: 'The customer signed the agreement.' },
+  'agreement.voided': {
+    object: 'agreement',
+    description: "The agreement was voided (void_reason says why): its signing links stop working, the booking's agreement gate is pending again, and a new agreement may be created.",
+  },
   'insurance.submitted': { object: 'insurance', description: 'Proof of insurance was submitted (or submitted again).' },
   'insurance.approved': { object: 'insurance', description: 'The submitted insurance was approved.' },
   'insurance.rejected': { object: 'insurance', description: 'The submitted insurance was rejected.' },

@@ -45,7 +45,7 @@ async function linkedFile(deps: FileTransferDeps, fileId: string) {
  */
 export async function receiveUpload(deps: FileTransferDeps, fileId: string, bytes: Buffer, requestId: string): Promise<File> {
   const { db, file } = await linkedFile(deps, fileId);
-  const record = { ...file, openDisputeCitations: 0 };
+  const record = { ...file, usedBy: [] };
   fileMachine.check(record, 'upload');
   if (bytes.length !== file.sizeBytes) throw FileErrors.sizeMismatch(file.sizeBytes, bytes.length);
   const found = sniffContentType(bytes);

@@ -2,21 +2,53 @@ import type { File } from '../../generated/prisma/client.ts';
 import type { FilePurpose } from '../../generated/prisma/enums.ts';
 import { OPEN_DISPUTE_STATES } from '../disputes/dispute-state.ts';
 import type { Db } from '../shared/context.ts';
-import type { FileRecord } from './file-state.ts';
+import type { FileRecord, FileUse } from './file-state.ts';
 import { FileErrors } from './file.errors.ts';
 
+/** Charge states in which its evidence still matters: not yet collected or waived, or under dispute. */
+const OPEN_CHARGE_STATES = ['pending', 'processing', 'failed', 'disputed'] as const;
+/** Agreement states whose document is the agreement (pending signature, or signed); a voided one no longer is. */
+const LIVE_AGREEMENT_STATES = ['draft', 'sent', 'signed'] as const;
+/** How many users of each kind a refusal names; the first few are enough to find the rest. */
+const NAMED = 5;
+
 /**
- * How many open disputes cite the file: as their own evidence, or as evidence of the charge
- * they contest.
+ * What still uses the file, in words a developer reads ("agreement agr_... of booking bk_..."):
+ * the document of an agreement pending signature or signed, a document of an identity
+ * verification (not canceled), a document of an insurance submission, and evidence that is
+ * still open (of an open dispute, or of a charge not collected or waived). Empty when nothing does.
  */
-export async function withOpenDisputeCitations(db: Db, file: File): Promise<FileRecord> {
-  const openDisputeCitations = await db.evidence.count({
-    where: {
-      fileId: file.id,
-      OR: [{ dispute: { state: { in: [...OPEN_DISPUTE_STATES] } } }, { charge: { disputes: { some: { state: { in: [...OPEN_DISPUTE_STATES] } } } } }],
-    },
-  });
-  return { ...file, openDisputeCitations };
+export async function fileUsers(db: Db, fileId: string): Promise<FileUse[]> {
+  const [agreements, verifications, insurance, evidence] = await Promise.all([
+    db.agreement.findMany({ where: { fileId, state: { in: [...LIVE_AGREEMENT_STATES] } }, select: { id: true, bookingId: true }, take: NAMED }),
+    db.identityVerification.findMany({ where: { documents: { array_contains: [{ file_id: fileId }] }, state: { not: 'canceled' } }, select: { id: true, bookingId: true }, take: NAMED }),
+    db.insurance.findMany({ where: { documentFileIds: { has: fileId } }, select: { id: true, bookingId: true }, take: NAMED }),
+    db.evidence.findMany({
+      where: {
+        fileId,
+        OR: [
+          { dispute: { state: { in: [...OPEN_DISPUTE_STATES] } } },
+          { charge: { state: { in: [...OPEN_CHARGE_STATES] } } },
+          { charge: { disputes: { some: { state: { in: [...OPEN_DISPUTE_STATES] } } } } },
+        ],
+      },
+      select: { dispute: { select: { id: true, chargeId: true } }, charge: { select: { id: true, bookingId: true } } },
+      take: NAMED,
+    }),
+  ]);
+  return [
+    ...agreements.map((a) => ({ id: a.id, words: `agreement ${a.id} of booking ${a.bookingId}` })),
+    ...verifications.map((v) => ({ id: v.id, words: `identity verification ${v.id} of booking ${v.bookingId}` })),
+    ...insurance.map((i) => ({ id: i.id, words: `insurance submission ${i.id} of booking ${i.bookingId}` })),
+    ...evidence.map((e) =>
+      e.dispute ? { id: e.dispute.id, words: `evidence of dispute ${e.dispute.id} of charge ${e.dispute.chargeId}` } : { id: e.charge!.id, words: `evidence of charge ${e.charge!.id} of booking ${e.charge!.bookingId}` },
+    ),
+  ];
+}
+
+/** The file row with what uses it (the delete guard reads it). */
+export async function withUsers(db: Db, file: File): Promise<FileRecord> {
+  return { ...file, usedBy: await fileUsers(db, file.id) };
 }
 
 /**

@@ -5,8 +5,13 @@ export const FileErrors = errorCatalogue('file', {
   inUse: {
     type: 'conflict',
     code: 'file_in_use',
-    description: 'The file is evidence of an open dispute and cannot be deleted until the dispute is settled.',
-    build: (fileId: string) => ({ message: `File ${fileId} is evidence of an open dispute; it cannot be deleted until the dispute is settled.` }),
+    description:
+      'The file is still used, so it cannot be deleted: it is the document of an agreement pending signature or signed (void it first), a document of an identity verification or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. The message names the users ("used by agreement agr_... of booking bk_..."); `used_by` lists their ids.',
+    details: ['used_by'],
+    build: (fileId: string, usedBy: readonly { id: string; words: string }[]) => ({
+      message: `File ${fileId} cannot be deleted: it is used by ${usedBy.map((u) => u.words).join(', ')}.`,
+      details: { used_by: usedBy.map((u) => u.id) },
+    }),
   },
   linkInvalid: {
     type: 'authorization_error',

@@ -73,8 +73,15 @@ describe('identity verification, agreement, insurance, return, file', () => {
   });
 
   it('approves or rejects a submitted insurance, and takes a rejected one again', () => {
-    expect(insuranceMachine.nextStates({ state: 'submitted' })).toEqual(['approved', 'rejected']);
-    expect(insuranceMachine.nextStates({ state: 'rejected' })).toEqual(['submitted']);
+    expect(insuranceMachine.nextStates({ state: 'submitted', expiresOn: null })).toEqual(['approved', 'rejected']);
+    expect(insuranceMachine.nextStates({ state: 'rejected', expiresOn: null })).toEqual(['submitted']);
+  });
+
+  it('approves only a policy in force through the rental’s last day', () => {
+    expect(insuranceMachine.check({ state: 'submitted', expiresOn: '2027-03-05', rentalEndsOn: '2027-03-05' }, 'approve').to).toBe('approved');
+    const refused = errorOf(() => insuranceMachine.check({ state: 'submitted', expiresOn: '2027-03-04', rentalEndsOn: '2027-03-05' }, 'approve'));
+    expect(refused).toMatchObject({ code: 'invalid_state_transition', message: 'Cannot approve the insurance: the policy expires on 2027-03-04, before the rental ends on 2027-03-05.' });
+    expect(insuranceMachine.nextStates({ state: 'submitted', expiresOn: '2027-03-04', rentalEndsOn: '2027-03-05' })).toEqual(['rejected']);
   });
 
   it('walks a return from start to completion', () => {
@@ -83,7 +90,7 @@ describe('identity verification, agreement, insurance, return, file', () => {
   });
 
   it('refuses to delete a file that is evidence of an open dispute with file_in_use', () => {
-    expect(errorOf(() => fileMachine.check({ state: 'uploaded', id: 'file_1', openDisputeCitations: 1 }, 'delete'))).toMatchObject({ type: 'conflict', code: 'file_in_use' });
-    expect(fileMachine.check({ state: 'uploaded', id: 'file_1', openDisputeCitations: 0 }, 'delete').to).toBe('deleted');
+    expect(errorOf(() => fileMachine.check({ state: 'uploaded', id: 'file_1', usedBy: [{ id: 'dsp_1', words: 'evidence of dispute dsp_1 of charge chg_1' }] }, 'delete'))).toMatchObject({ type: 'conflict', code: 'file_in_use' });
+    expect(fileMachine.check({ state: 'uploaded', id: 'file_1', usedBy: [] }, 'delete').to).toBe('deleted');
   });
 });

@@ -3,6 +3,7 @@ import type { Principal } from '../../domain/access/permissions.ts';
 import type { Operation } from '../../domain/shared/operation.ts';
 import type { DomainError } from '../../domain/shared/errors.ts';
 import type { IdempotentRequest } from '../../domain/shared/idempotent-calls.ts';
+import type { ClientAddress } from '../client-address.ts';
 import type { RateDecision } from '../rate-limit.ts';
 import type { AuditTrail } from '../request-scope.ts';
 import type { Deprecation } from '../../../rest-adapter/route.ts';
@@ -113,6 +114,8 @@ export interface EdgeContext {
   /** A GraphQL request's operation as the access log names it: `query NewestBookings`, `subscription anonymous`. */
   operationLabel?: string;
   principal?: Principal;
+  /** The client's address (the connection's, or a trusted proxy's X-Forwarded-For): src/http/edge/steps/client.ts. */
+  client?: ClientAddress;
   rate?: RateDecision;
   idempotencyKey: string | null;
   /** The claim of the request's Idempotency-Key: what was committed under it (set with `idempotencyKey`). */

@@ -6,6 +6,7 @@ import { agreementSigningStep } from './steps/agreement-signing.ts';
 import { apiReferenceStep } from './steps/api-reference.ts';
 import { auditStep } from './steps/audit.ts';
 import { bodyStep } from './steps/body.ts';
+import { clientStep } from './steps/client.ts';
 import { corsStep } from './steps/cors.ts';
 import { fileLinksStep } from './steps/file-links.ts';
 import { graphqlDocumentStep } from './steps/graphql-document.ts';
@@ -28,7 +29,8 @@ export { GRAPHQL_PATH };
 
 /**
  * The edge of the service: every request passes these steps, in this order, whatever brought
- * it (src/http/edge/runner.ts). First the answers that need no key (health, metrics, the
+ * it (src/http/edge/runner.ts). First who the client is (its address, behind a trusted
+ * proxy the forwarded one), then the answers that need no key (health, metrics, the
  * OpenAPI document and reference, the signed links, the ops screen, the processor's events);
  * then routing, the body, the caller (an ops session's cookie, or a key), its rate, the
  * idempotency key, the GraphQL operation, its access and input; last, a REST route runs.
@@ -37,6 +39,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
   const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment };
   const owners = ownerLookup(deps.prisma);
   return [
+    clientStep(deps.trustProxy ?? { kind: 'none' }),
     corsStep(),
     healthStep(deps.health),
     ...(deps.metrics ? [metricsStep(deps.metrics, deps.metricsToken)] : []),

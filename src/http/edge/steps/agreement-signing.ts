@@ -8,6 +8,7 @@ import type { FileStorage } from '../../../domain/files/file-storage.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
 import { checkedObject, jsonObjectBody } from '../../input-safety.ts';
 import { jsonAnswer, type EdgeAnswer, type EdgeStep } from '../runner.ts';
+import { clientOf } from './client.ts';
 import { signingErrorHtml, signingPageHtml, wantsHtml } from './signing-page.ts';
 
 const LINK = /^\/v1\/agreements\/(agr_[0-9a-z]{1,60})\/sign$/;
@@ -38,7 +39,7 @@ async function answer(html: boolean, run: () => Promise<SigningPage>, action: st
  * no API key, the link's signature is the authorization, as with the file links. GET answers
  * the agreement's summary and a 5-minute link to its PDF (a page with a form, to a browser);
  * POST (`signer_name`, `accept: true`, as JSON or the page's form) signs it, recording the
- * connection's address and the user agent.
+ * client's address (behind a trusted proxy, the forwarded one) and the user agent.
  */
 export function agreementSigningStep(deps: {
   owners: OwnerLookup;
@@ -74,7 +75,7 @@ export function agreementSigningStep(deps: {
       return answer(form, async () => {
         const body = parseBody(await request.bytes(deps.bodyLimitBytes), form);
         return signThroughLink(domain, agreementId, request.searchParams, body, {
-          ip: request.remoteAddress,
+          ip: clientOf(ctx).address,
           userAgent: request.header('user-agent'),
           requestId: ctx.requestId,
         });

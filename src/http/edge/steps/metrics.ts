@@ -4,17 +4,26 @@ import { log } from '../../../log.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
 import { internalError } from '../../error-envelope.ts';
 import { MetricsErrors } from '../../metrics.errors.ts';
-import type { EdgeRequest, EdgeStep } from '../runner.ts';
+import { isLoopback } from '../../client-address.ts';
+import type { EdgeContext, EdgeStep } from '../runner.ts';
+import { clientOf } from './client.ts';
 
 export const METRICS_PATH = '/metrics';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** Whether the caller is this machine, directly (a request that came through a proxy names its client in a forwarding header). */
-function loopbackCaller(request: EdgeRequest): boolean {
-  const address = request.remoteAddress ?? '';
-  const local = address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-  return local && request.header('x-forwarded-for') === null && request.header('forwarded') === null && request.header('x-real-ip') === null;
+/**
+ * Whether the caller is this machine: its client address (src/http/edge/steps/client.ts) is a
+ * loopback one, and no forwarding header says otherwise. A proxy on this machine connects from
+ * loopback on behalf of others, so a forwarding header the service did not resolve (Forwarded,
+ * X-Real-IP, or X-Forwarded-For from a peer TRUST_PROXY does not name) refuses the request; an
+ * X-Forwarded-For read through trusted proxies has already given the real client's address.
+ */
+function loopbackCaller(ctx: EdgeContext): boolean {
+  const { request } = ctx;
+  const client = clientOf(ctx);
+  const unresolved = request.header('forwarded') !== null || request.header('x-real-ip') !== null || (request.header('x-forwarded-for') !== null && !client.throughTrustedProxy);
+  return isLoopback(client.address) && !unresolved;
 }
 
 /**
@@ -41,7 +50,7 @@ export function metricsStep(metrics: Metrics, token: string | undefined): EdgeSt
           ctx.headers['WWW-Authenticate'] = 'Bearer';
           throw MetricsErrors.metricsTokenInvalid();
         }
-      } else if (!loopbackCaller(request)) throw MetricsErrors.metricsNotLocal();
+      } else if (!loopbackCaller(ctx)) throw MetricsErrors.metricsNotLocal();
       return metrics.registry.metrics().then(
         (text) => {
           ctx.answer = { status: 200, headers: { 'content-type': metrics.registry.contentType, 'content-length': String(Buffer.byteLength(text)) }, body: request.method === 'HEAD' ? null : text };

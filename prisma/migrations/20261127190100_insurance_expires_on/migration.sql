@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Insurance" ADD COLUMN     "expiresOn" TEXT;
