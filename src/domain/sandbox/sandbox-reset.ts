@@ -6,7 +6,7 @@ import { defineOperation } from '../shared/operation.ts';
 export const RESET_TABLES = [
   'webhookDeliveries', 'webhookMessages', 'events', 'evidence', 'disputes', 'transactions', 'charges', 'tripPhotos', 'files', 'payments', 'deposits',
   'identityVerifications', 'agreements', 'insurance', 'messages', 'conversations', 'bookings', 'quotes', 'customers',
-  'vehicles', 'websites', 'brandings', 'auditLogs', 'idempotencyRecords',
+  'vehicles', 'auditLogs', 'idempotencyRecords',
 ] as const;
 
 export type ResetTable = (typeof RESET_TABLES)[number];
@@ -57,13 +57,14 @@ export const resetSandbox = defineOperation({
         quotes: () => tx.quote.deleteMany({}),
         customers: () => tx.customer.deleteMany({}),
         vehicles: () => tx.vehicle.deleteMany({}),
-        websites: () => tx.website.deleteMany({}),
-        brandings: () => tx.branding.deleteMany({}),
         auditLogs: () => tx.auditLog.deleteMany({}),
         idempotencyRecords: () => tx.idempotencyRecord.deleteMany({ where: { state: 'completed' } }),
       };
       const counts = {} as Record<ResetTable, number>;
       for (const table of RESET_TABLES) counts[table] = (await steps[table]()).count;
+      // Not counted in the answer: `deleted` is part of the published contract, and the rows come back at the next read.
+      await tx.website.deleteMany({});
+      await tx.branding.deleteMany({});
       // The sandbox's clock goes back to real time.
       await tx.business.update({ where: { id: ctx.tenant.businessId }, data: { sandboxClockOffsetSeconds: 0 } });
       return { deleted: counts, stored };
