@@ -20,6 +20,8 @@ export interface AppConfig {
   redisUrl: string | undefined;
   rateLimitLive: number;
   rateLimitTest: number;
+  /** INVITATION_ACCEPT_RATE_LIMIT: uses of invitations' accept links a minute, per client address and per invitation. */
+  invitationAcceptLimit: number;
   holdMinutes: number;
   quoteTtlMinutes: number;
   /** How often expired payment holds are swept (ms). */
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: env.REDIS_URL || undefined,
     rateLimitLive: num('RATE_LIMIT_LIVE', 100, env),
     rateLimitTest: num('RATE_LIMIT_TEST', 25, env),
+    invitationAcceptLimit: num('INVITATION_ACCEPT_RATE_LIMIT', 10, env),
     holdMinutes: num('BOOKING_HOLD_MINUTES', 30, env),
     quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
     holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),

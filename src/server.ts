@@ -166,7 +166,7 @@ export async function buildApp(options: {
     pubsub: events.pubsub,
     now,
     limiter,
-    limits: { live: config.rateLimitLive, test: config.rateLimitTest },
+    limits: { live: config.rateLimitLive, test: config.rateLimitTest, invitationAccept: config.invitationAcceptLimit },
     bodyLimitBytes: config.bodyLimitBytes,
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     hostEnvironment,
