@@ -59,6 +59,8 @@ export interface AppConfig {
   messaging: MessagingConfig;
   /** METRICS_TOKEN: the bearer token GET /metrics takes (unset: /metrics answers loopback callers only, without a token). */
   metricsToken: string | undefined;
+  /** WORKER_METRICS_PORT: where `npm run worker` serves /metrics and /health/* (on HOST); unset, it serves nothing. */
+  workerMetricsPort: number | undefined;
   /** SEED_DEMO: which empty database start-up seeds the demo business into (DemoSeedSetting). */
   seedDemo: DemoSeedSetting;
 }
@@ -194,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     customDomainTarget: (env.CUSTOM_DOMAIN_TARGET || 'sites.rentals.localhost').toLowerCase().replace(/\.$/, ''),
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
     metricsToken: env.METRICS_TOKEN || undefined,
+    workerMetricsPort: env.WORKER_METRICS_PORT ? num('WORKER_METRICS_PORT', 0, env) : undefined,
     seedDemo: seedDemo(env),
   };
 }
