@@ -287,7 +287,7 @@ export function openApiDocument(compiled: CompiledRoute[]) {
           : {
               [String(c.route.status ?? 200)]: {
                 description: 'Success',
-                content: isHandlerRoute(c.route) && c.route.answers ? Object.fromEntries(Object.entries(c.route.answers).map(([type, schema]) => [type, { schema }])) : { [mediaType]: { schema: success } },
+                content: isHandlerRoute(c.route) && c.route.answers ? { ...c.route.answers } : { [mediaType]: { schema: success } },
               },
             }),
         ...errorResponses(codes),

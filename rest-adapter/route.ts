@@ -49,8 +49,8 @@ export interface HandlerRoute extends RouteBase {
   operation: Operation;
   /** The answer's media type, for the OpenAPI document. */
   produces: string;
-  /** The success answer's schema per media type, for the OpenAPI document (default: `produces`, a string). */
-  answers?: Record<string, Record<string, unknown>>;
+  /** The success answer per media type, for the OpenAPI document: its schema and an example (default: `produces`, a string). */
+  answers?: Record<string, { schema: Record<string, unknown>; example?: unknown }>;
   handler(context: { domain: DomainContext; request: EdgeRequest; params: Record<string, string>; body: string }): Promise<EdgeAnswer>;
 }
 

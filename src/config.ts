@@ -22,6 +22,8 @@ export interface AppConfig {
   redisUrl: string | undefined;
   rateLimitLive: number;
   rateLimitTest: number;
+  /** INVITATION_ACCEPT_RATE_LIMIT: uses of invitations' accept links a minute, per client address and per invitation. */
+  invitationAcceptLimit: number;
   holdMinutes: number;
   quoteTtlMinutes: number;
   /** How often expired payment holds are swept (ms); the other periodic sweeps, the money sweep among them, run as often. */
@@ -63,6 +65,8 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (unset: none; the connection's address is the client's). */
   trustProxy: TrustProxy;
+  /** WORKER_METRICS_PORT: where `npm run worker` serves /metrics and /health/* (on HOST); unset, it serves nothing. */
+  workerMetricsPort: number | undefined;
   /** SEED_DEMO: which empty database start-up seeds the demo business into (DemoSeedSetting). */
   seedDemo: DemoSeedSetting;
   /** How long events, webhook deliveries and audit records are kept, and how their deletion runs (docs/retention.md). */
@@ -184,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: env.REDIS_URL || undefined,
     rateLimitLive: num('RATE_LIMIT_LIVE', 100, env),
     rateLimitTest: num('RATE_LIMIT_TEST', 25, env),
+    invitationAcceptLimit: num('INVITATION_ACCEPT_RATE_LIMIT', 10, env),
     holdMinutes: num('BOOKING_HOLD_MINUTES', 30, env),
     quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
     holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),
@@ -214,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     messaging: { smtpUrl: smtpUrl('SMTP_URL', env), sandboxSmtpUrl: smtpUrl('SANDBOX_SMTP_URL', env), from: env.MESSAGES_FROM || 'no-reply@localhost' },
     metricsToken: env.METRICS_TOKEN || undefined,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    workerMetricsPort: env.WORKER_METRICS_PORT ? num('WORKER_METRICS_PORT', 0, env) : undefined,
     seedDemo: seedDemo(env),
     retention: retention(env),
   };

@@ -1,18 +1,14 @@
 import { Response } from '@whatwg-node/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from './db/database.ts';
-import { pendingMigrations } from './db/migration-status.ts';
 import { tenantDbFactory } from './db/tenant-db.ts';
 import type { AppConfig } from './config.ts';
 import { newId } from './domain/shared/ids.ts';
 import type { EdgeStep } from './http/edge/runner.ts';
-import { edgeContext } from './http/edge/runner.ts';
-import type { HealthChecks } from './http/edge/steps/health.ts';
+import { healthChecks } from './http/health-checks.ts';
 import { asDomainError, errorAnswer } from './http/error-envelope.ts';
-import { EdgeErrors } from './http/edge.errors.ts';
 import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './http/graphql-server.ts';
-import { serveNode } from './http/transports/node.ts';
-import { nodeEdgeRequest, nodeRequestUrl } from './http/transports/requests.ts';
+import { nodeListener } from './http/transports/node.ts';
 import type { RequestFrame, YogaServerContext } from './http/transports/yoga.ts';
 import { configuredProcessors, reportingProcessors } from './processors/configured.ts';
 import { reportingIdentityFailures, sandboxIdentityProvider, unconfiguredIdentityProvider } from './processors/identity-providers.ts';
@@ -21,7 +17,7 @@ import { reportingStorageFailures } from './storage/reported-failures.ts';
 import { fileLinkSigner } from './domain/files/file-links.ts';
 import { signingLinkSigner } from './domain/agreements/agreement-links.ts';
 import { platformSecret } from './platform/secrets.ts';
-import { createRateLimiter, redisStatus } from './http/rate-limit.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
 import { attachGraphQLWebSocket } from './http/websocket.ts';
 import { createEventPubSub, startEventRelay } from './events/event-relay.ts';
@@ -129,21 +125,7 @@ export async function buildApp(options: {
   const hostEnvironment = (hostname: string): 'live' | 'test' | null =>
     config.sandboxHost && hostname === config.sandboxHost ? 'test' : config.productionHost && hostname === config.productionHost ? 'live' : null;
 
-  const health: HealthChecks = {
-    async database() {
-      try {
-        await Promise.race([prisma.$queryRaw`SELECT 1`, new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref())]);
-        return { status: 'ok', engine: db.kind };
-      } catch (err) {
-        return { status: 'unavailable', engine: db.kind, error: (err as Error).message.split('\n')[0] };
-      }
-    },
-    async migrations() {
-      const pending = await pendingMigrations(prisma);
-      return { status: pending.length ? 'unavailable' : 'ok', pending };
-    },
-    redis: () => ({ status: config.redisUrl ? redisStatus(config.redisUrl) : 'not_configured' }),
-  };
+  const health = healthChecks(prisma, db.kind, config.redisUrl);
 
   // The sandbox simulator for test keys; live payments need a processor configured.
   const processors = reportingProcessors(configured);
@@ -161,7 +143,7 @@ export async function buildApp(options: {
     pubsub: events.pubsub,
     now,
     limiter,
-    limits: { live: config.rateLimitLive, test: config.rateLimitTest },
+    limits: { live: config.rateLimitLive, test: config.rateLimitTest, invitationAccept: config.invitationAcceptLimit },
     bodyLimitBytes: config.bodyLimitBytes,
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     hostEnvironment,
@@ -194,30 +176,10 @@ export async function buildApp(options: {
   const pipeline = yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, context: YogaServerContext) => Promise<void>;
   const observe = requestObserver(metrics);
   /**
-   * Node's requests, in their request scope: GraphQL into yoga (it executes them), every other
-   * request on the Node server's own path (src/http/transports/node.ts); both run the edge's steps.
+   * Node's requests: GraphQL into yoga (it executes them), every other request on the Node
+   * server's own path (src/http/transports/node.ts); both run the edge's steps.
    */
-  function listener(req: IncomingMessage, res: ServerResponse) {
-    const f = frame();
-    // The access log and request metrics, whichever path answers (src/http/observe.ts).
-    observe(req, res, f);
-    requestScope.run(f, () => {
-      const url = nodeRequestUrl(req);
-      // No step can read a request that has no URL: refused here, in the envelope.
-      if (url === null) return refuseUnreadable(res, f.requestId);
-      if (url.pathname === GRAPHQL_PATH) return void pipeline(req, res, { frame: f });
-      const ctx = edgeContext(f.requestId, 'http', nodeEdgeRequest(req, url), f.audit);
-      f.edge = ctx as RequestFrame['edge'];
-      serveNode(steps, f.edge!, res);
-    });
-  }
-
-  /** A request whose Host and target make no URL (neither path could read it). */
-  function refuseUnreadable(res: ServerResponse, requestId: string): void {
-    const answer = errorAnswer(EdgeErrors.requestTargetInvalid(), requestId, false);
-    res.writeHead(answer.status, { ...answer.headers, 'request-id': requestId, connection: 'close' });
-    res.end(answer.body);
-  }
+  const listener = nodeListener(steps, { observe, graphql: (req, res, f) => void pipeline(req, res, { frame: f }) });
 
   const maintenance = startMaintenance({
     prisma,

@@ -1,12 +1,17 @@
 import { loadConfig } from './config.ts';
 import { log } from './log.ts';
+import { healthChecks } from './http/health-checks.ts';
+import { startProbeServer } from './http/probe-server.ts';
+import { createMetrics } from './metrics.ts';
+import { webhookQueueDepth } from './webhooks/queue-depth.ts';
 import { keepCompiledCode, prepareStartup } from './startup.ts';
 
 /**
  * `npm run worker`: webhook delivery and the platform's periodic work (expired holds, late
  * rentals, the money sweep), for running any number of workers beside the API processes (start those with
  * WEBHOOK_WORKER=off); each sweep's steps are compare-and-sets, so they happen once. Needs PostgreSQL: the embedded database
- * belongs to the one process that opened it, where the worker runs in-process.
+ * belongs to the one process that opened it, where the worker runs in-process. With
+ * WORKER_METRICS_PORT it serves its own /metrics and /health/* there (src/http/probe-server.ts).
  */
 async function main() {
   // Before the modules that are most of the start-up load (imported below).
@@ -25,7 +30,13 @@ async function main() {
     import('./processors/configured.ts'),
   ]);
   const db = await openDatabase({ databaseUrl: config.databaseUrl });
-  const worker = await startDeliveryWorker(db, workerOptions(config));
+  const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(db.prisma) });
+  const worker = await startDeliveryWorker(db, { ...workerOptions(config), onAttempt: metrics.delivery });
+  // The worker has no Redis client of its own: its readiness is the database's.
+  const probes =
+    config.workerMetricsPort === undefined
+      ? null
+      : await startProbeServer({ port: config.workerMetricsPort, host: config.host, health: healthChecks(db.prisma, db.kind, undefined), metrics, metricsToken: config.metricsToken });
   const maintenance = startMaintenance({
     prisma: db.prisma,
     tenantDb: tenantDbFactory(db.prisma, undefined, { direct: db.direct }),
@@ -37,6 +48,7 @@ async function main() {
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
     retention: config.retention,
   });
+  if (probes) log.info({ url: probes.url }, 'worker health and metrics served');
   log.info('webhook worker delivering from PostgreSQL');
   // The worker's timers are unref'd and its sockets are the database's: while PostgreSQL
   // restarts nothing else holds the process, which would exit 0 and stop delivering. It lives
@@ -45,6 +57,7 @@ async function main() {
   keepCompiledCode();
   const stop = async () => {
     clearInterval(alive);
+    await probes?.close();
     maintenance.stop();
     await worker.stop();
     await db.close();

@@ -69,6 +69,30 @@ describe.each(ENGINES)('custom domains on %s', (engine) => {
     expect(events.map((e: any) => e.data.object.id)).toContain(domainId);
   });
 
+  it('answers the DNS records to create when the domain is added, the same as its verification read, over REST and GraphQL', async () => {
+    // REST: the create answer carries the records the verification read lists
+    const added = await api.post('/v1/domains', { hostname: 'rent.sunny-rentals.com' });
+    expect(added.status).toBe(201);
+    const read = (await api.get(`/v1/domains/${added.body.id}/verification`)).body;
+    expect(added.body.records).toEqual(read.records);
+    expect(added.body.records).toEqual([
+      { type: 'TXT', name: '_rental-verification.rent.sunny-rentals.com', value: expect.stringMatching(/^rental-verification=[0-9a-f]{32}$/), purpose: expect.any(String) },
+      { type: 'CNAME', name: 'rent.sunny-rentals.com', value: 'sites.rentals.example', purpose: expect.any(String) },
+    ]);
+    // And the domain's other answers too; its event does not repeat them
+    const listed = (await api.get('/v1/domains')).body.data.find((d: any) => d.id === added.body.id);
+    expect(listed.records).toEqual(read.records);
+    const event = (await api.get('/v1/events?type=domain.created')).body.data.find((e: any) => e.data.object.id === added.body.id);
+    expect(event.data.object).not.toHaveProperty('records');
+
+    // GraphQL: the same from the mutation's result
+    const created = await gql(`mutation { addDomain(input: { hostname: "go.sunny-rentals.com" }) { id records { type name value purpose } } }`);
+    expect(created.errors).toBeUndefined();
+    const verification = await gql(`query($id: ID!) { domainVerification(domainId: $id) { records { type name value purpose } } }`, { id: created.data.addDomain.id });
+    expect(created.data.addDomain.records).toEqual(verification.data.domainVerification.records);
+    expect(created.data.addDomain.records.map((r: any) => r.type)).toEqual(['TXT', 'CNAME']);
+  });
+
   it('lists domains by state over REST and GraphQL, and refuses hostnames that are not public', async () => {
     const second = await gql(`mutation { addDomain(input: { hostname: "book.sunny-rentals.com" }) { id hostname state } }`);
     expect(second.errors).toBeUndefined();

@@ -50,9 +50,11 @@ const csvRoutes: HandlerRoute[] = [
     method: 'POST', path: '/v1/imports/vehicles', operation: importVehicles, produces: 'application/json', stage: 'later_scope', status: 201,
     answers: {
       'application/json': {
-        type: 'object',
-        required: ['object', 'data'],
-        properties: { object: { const: 'list' }, data: { type: 'array', items: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } } } },
+        schema: {
+          type: 'object',
+          required: ['object', 'data'],
+          properties: { object: { const: 'list' }, data: { type: 'array', items: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } } } },
+        },
       },
     },
     async handler({ domain, body }) {

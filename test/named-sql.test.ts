@@ -57,10 +57,11 @@ const period = () => ({ from: new Date(Date.now() - 48 * hour), to: new Date(Dat
 const TENANT_PARAMS: Record<keyof typeof tenantStatements, object> = {
   bookingsBuckets: { ...period(), currency: 'usd' },
   disputesBuckets: period(),
-  fleetVehicles: { before: new Date(Date.now() + 48 * hour) },
+  reportDefaultPeriod: { end: new Date(), roundUp: true, timezone: 'Europe/Berlin', days: 30 },
   revenueBuckets: { ...period(), currency: 'usd' },
   timeZoneKnown: { name: 'Europe/Berlin' },
   utilizationBuckets: period(),
+  utilizationVehicles: { from: new Date(Date.now() - 48 * hour), to: new Date(Date.now() + 48 * hour) },
 };
 const PLATFORM_PARAMS: Record<keyof typeof platformStatements, object> = {
   claimEvents: {},

@@ -70,7 +70,10 @@ describe.each(ENGINES)('the owner look-up on %s', (engine) => {
     expect(await owners.resolveOwner('file', String(liveFile.id))).toStrictEqual({ ...live, clockOffsetSeconds: 0 });
     expect(await owners.resolveOwner('agreement', String(testAgreement.id))).toStrictEqual({ ...sandbox, clockOffsetSeconds: 3600 });
     expect(await owners.resolveOwner('agreement', String(liveAgreement.id))).toStrictEqual({ ...live, clockOffsetSeconds: 0 });
-    expect(await owners.resolveOwner('invitation', String(invitation.id))).toStrictEqual({ businessId: sandbox.businessId, tokenHash });
+    // An invitation's clock is that of the environment that invited.
+    expect(await owners.resolveOwner('invitation', String(invitation.id))).toStrictEqual({ businessId: sandbox.businessId, tokenHash, clockOffsetSeconds: 3600 });
+    await db.prisma.invitation.update({ where: { id: String(invitation.id) }, data: { originLivemode: true } });
+    expect(await owners.resolveOwner('invitation', String(invitation.id))).toStrictEqual({ businessId: sandbox.businessId, tokenHash, clockOffsetSeconds: 0 });
     expect(await owners.resolveOwner('identity_session', sessionId)).toStrictEqual(live);
     expect(await owners.resolveOwner('processor_payment', paymentId)).toStrictEqual(sandbox);
 

@@ -3,6 +3,7 @@ import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from '
 import { createVehicle } from './support/fixtures.ts';
 import { ROLE_PERMISSIONS } from '../src/domain/access/permissions.ts';
 import { createApiKey } from '../src/platform/api-keys.ts';
+import { createBusiness } from '../src/platform/businesses.ts';
 
 /*
  * The reports over REST (JSON and CSV) and GraphQL, on both engines, against figures worked
@@ -10,7 +11,7 @@ import { createApiKey } from '../src/platform/api-keys.ts';
  * database stamps every row with its own clock, each row is placed at a fixed moment of
  * March 2025 (a timeline written out below), so the expected numbers are literals.
  *
- * Vehicles V1, V2 (and V3, archived) exist from 2025-03-01. Every booking's vehicle rents at
+ * Vehicles V1, V2 exist from 2025-03-01 (V3 was in the fleet in February only, archived Feb 28). Every booking's vehicle rents at
  * 4,900 a day with a 25,000 deposit, 200 miles a day included, 35 cents a mile beyond.
  *   B1 (V1, 2 days, Mar 5 10:00 → Mar 7 10:00): created Mar 3 09:00, paid 9,800 Mar 3 09:05;
  *      returned 500 miles over: mileage charge 17,500 collected by card Mar 7 12:00; a damage
@@ -169,6 +170,8 @@ describe.each(ENGINES)('reports on %s', (engine) => {
     return answer.body;
   };
 
+  let vehicleIds: string[] = [];
+
   beforeAll(async () => {
     t = await startTestApp(engine);
     api = restClient(t.baseUrl, t.business.test_secret_key);
@@ -218,9 +221,12 @@ describe.each(ENGINES)('reports on %s', (engine) => {
     const v1 = await createVehicle(api);
     const v2 = await createVehicle(api);
     const v3 = await createVehicle(api);
-    for (const v of [v1, v2, v3]) await place('Vehicle', v.id, 'createdAt', '2025-03-01T00:00:00Z');
-    // No archive operation yet: V3 is archived in the database, and must not count as available.
-    await t.db.prisma.vehicle.update({ where: { id: v3.id }, data: { status: 'archived' } });
+    for (const v of [v1, v2]) await place('Vehicle', v.id, 'createdAt', '2025-03-01T00:00:00Z');
+    // V3 left the fleet before March: it must count nowhere in it.
+    await ok(api.call('DELETE', `/v1/vehicles/${v3.id}`));
+    await place('Vehicle', v3.id, 'createdAt', '2025-02-01T00:00:00Z');
+    await place('Vehicle', v3.id, 'archivedAt', '2025-02-28T00:00:00Z');
+    vehicleIds = [v1.id, v2.id];
 
     // B1: paid, mileage collected by card, damage taken from the deposit, completed.
     const b1 = await returnedOverMiles(api, v1.id, 2);
@@ -309,7 +315,14 @@ describe.each(ENGINES)('reports on %s', (engine) => {
 
   describe.each(['revenue', 'bookings', 'utilization', 'disputes'] as const)('the %s report', (type) => {
     it.each(['day', 'week', 'month'] as const)('answers every figure by %s in JSON, CSV and GraphQL', async (groupBy) => {
-      const expected = expectedReport(type, groupBy);
+      const expected: Record<string, unknown> & ReturnType<typeof expectedReport> = expectedReport(type, groupBy);
+      // V1: B1's 48 hours and B4's 36 until Apr 1; V2: B2's 72 (B3 canceled, B5 refunded).
+      if (type === 'utilization') {
+        expected.by_vehicle = [
+          { vehicle_id: vehicleIds[0], name: 'Toyota Corolla', archived_at: null, available_vehicle_hours: 744, booked_vehicle_hours: 84, utilization: 0.1129 },
+          { vehicle_id: vehicleIds[1], name: 'Toyota Corolla', archived_at: null, available_vehicle_hours: 744, booked_vehicle_hours: 72, utilization: 0.0968 },
+        ];
+      }
       const json = await api.get(query(type, groupBy));
       expect(json.status, JSON.stringify(json.body)).toBe(200);
       expect(json.body).toEqual(expected);
@@ -324,13 +337,17 @@ describe.each(ENGINES)('reports on %s', (engine) => {
 
       const figures = Object.keys(expected.totals).map(camel);
       const field = `${type}Report`;
+      const byVehicle = type === 'utilization' ? 'byVehicle { vehicleId name archivedAt availableVehicleHours bookedVehicleHours utilization }' : '';
       const res = await gql(`query($from: DateTime!, $to: DateTime!, $groupBy: ReportGrouping) {
-        ${field}(from: $from, to: $to, groupBy: $groupBy) { type from to groupBy timezone currency rows { periodStart periodEnd ${figures.join(' ')} } totals { ${figures.join(' ')} } }
+        ${field}(from: $from, to: $to, groupBy: $groupBy) { type from to groupBy timezone currency rows { periodStart periodEnd ${figures.join(' ')} } totals { ${figures.join(' ')} } ${byVehicle} }
       }`, { from: FROM, to: TO, groupBy });
       expect(res.errors).toBeUndefined();
       const answer = res.data[field];
       const snake = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
-      expect({ object: 'report', ...snake({ ...answer, rows: undefined, totals: undefined }), rows: answer.rows.map(snake), totals: snake(answer.totals) }).toEqual({ ...expected, rows: expected.rows, totals: expected.totals });
+      expect({
+        object: 'report', ...snake({ ...answer, rows: undefined, totals: undefined, byVehicle: undefined }), rows: answer.rows.map(snake), totals: snake(answer.totals),
+        ...(answer.byVehicle ? { by_vehicle: answer.byVehicle.map(snake) } : {}),
+      }).toEqual(expected);
     });
   });
 
@@ -363,6 +380,120 @@ describe.each(ENGINES)('reports on %s', (engine) => {
     ]);
   });
 
+  it('keeps a vehicle archived today in the periods it was in the fleet, and counts it per vehicle, over REST and GraphQL', async () => {
+    // Given a business of its own with two vans in the fleet since 40 days ago; the old van was
+    // booked 20 → 18 days ago, the new one 15 → 14 days ago
+    const biz = await createBusiness(t.db.prisma, { name: 'Archive Rentals' });
+    const own = restClient(t.baseUrl, biz.test_secret_key);
+    const midnight = new Date(new Date().setUTCHours(0, 0, 0, 0)).getTime();
+    const dayAt = (n: number) => new Date(midnight + n * 86_400_000).toISOString();
+    const oldVan = await createVehicle(own, { name: 'Old Van' });
+    const newVan = await createVehicle(own, { name: 'New Van' });
+    for (const [vehicle, start, end] of [[oldVan, -20, -18], [newVan, -15, -14]] as const) {
+      const { id } = await ok(own.post('/v1/test/bookings', { vehicle_id: vehicle.id, customer, ...soon(1) }), 201);
+      await ok(own.post(`/v1/test/bookings/${id}/payment/succeed`));
+      await placeBooking(id, dayAt(-30), dayAt(start), dayAt(end));
+      await place('Vehicle', vehicle.id, 'createdAt', dayAt(-40));
+    }
+
+    // When the old van is archived today
+    const before = Date.now();
+    expect((await own.call('DELETE', `/v1/vehicles/${oldVan.id}`)).body).toMatchObject({ status: 'archived' });
+
+    // Then a past period still counts it, in its buckets and per vehicle
+    const past = await ok(own.get(`/v1/reports/utilization?from=${encodeURIComponent(dayAt(-40))}&to=${encodeURIComponent(dayAt(-10))}&group_by=month`));
+    expect(past.totals).toEqual({ vehicles: 2, available_vehicle_hours: 1440, booked_vehicle_hours: 72, utilization: 0.05 });
+    expect(past.by_vehicle).toEqual([
+      { vehicle_id: oldVan.id, name: 'Old Van', archived_at: expect.any(String), available_vehicle_hours: 720, booked_vehicle_hours: 48, utilization: 0.0667 },
+      { vehicle_id: newVan.id, name: 'New Van', archived_at: null, available_vehicle_hours: 720, booked_vehicle_hours: 24, utilization: 0.0333 },
+    ].sort((a, b) => a.vehicle_id.localeCompare(b.vehicle_id)));
+    const archivedAt = new Date(past.by_vehicle.find((v: { vehicle_id: string }) => v.vehicle_id === oldVan.id).archived_at).getTime();
+    expect(archivedAt).toBeGreaterThanOrEqual(before - 1000);
+    expect(archivedAt).toBeLessThanOrEqual(Date.now() + 1000);
+
+    // And today's bucket counts it until it was archived, tomorrow's not at all
+    const days = await ok(own.get(`/v1/reports/utilization?from=${encodeURIComponent(dayAt(-1))}&to=${encodeURIComponent(dayAt(2))}&group_by=day`));
+    const today = Math.round(((archivedAt - midnight) / 3_600_000) * 100) / 100;
+    expect(days.rows.map((r: Record<string, number>) => [r.vehicles, r.available_vehicle_hours])).toEqual([[2, 48], [2, Math.round((24 + today) * 100) / 100], [1, 24]]);
+    expect(days.by_vehicle.map((v: { vehicle_id: string }) => v.vehicle_id).sort()).toEqual([oldVan.id, newVan.id].sort());
+
+    // And GraphQL answers the same
+    const res = await graphqlClient(t.baseUrl, biz.test_secret_key)(`query($from: DateTime!, $to: DateTime!) {
+      utilizationReport(from: $from, to: $to, groupBy: month) { totals { vehicles availableVehicleHours } byVehicle { vehicleId name archivedAt availableVehicleHours bookedVehicleHours utilization } }
+    }`, { from: dayAt(-40), to: dayAt(-10) });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.utilizationReport.totals).toEqual({ vehicles: 2, availableVehicleHours: 1440 });
+    expect(res.data.utilizationReport.byVehicle).toEqual(past.by_vehicle.map((v: Record<string, unknown>) => ({
+      vehicleId: v.vehicle_id, name: v.name, archivedAt: v.archived_at, availableVehicleHours: v.available_vehicle_hours, bookedVehicleHours: v.booked_vehicle_hours, utilization: v.utilization,
+    })));
+  });
+
+  it("without a period, covers the 30 days up to the end of today: the sandbox's today for a test key, over REST and GraphQL", async () => {
+    // Given a business whose sandbox clock runs 40 days ahead
+    const biz = await createBusiness(t.db.prisma, { name: 'Clock Rentals' });
+    const sandbox = restClient(t.baseUrl, biz.test_secret_key);
+    const live = restClient(t.baseUrl, biz.live_secret_key);
+    await ok(sandbox.post('/v1/test/clock/advance', { seconds: 40 * 86_400 }));
+    const endOfDay = (ms: number) => new Date(new Date(ms).setUTCHours(24, 0, 0, 0));
+    const daysBefore = (end: Date, n: number) => new Date(end.getTime() - n * 86_400_000).toISOString();
+
+    // When each asks for a report without from and to
+    const test = await ok(sandbox.get('/v1/reports/bookings?group_by=week'));
+    const real = await ok(live.get('/v1/reports/bookings?group_by=week'));
+
+    // Then the live key's period ends at the next midnight, the test key's at the sandbox's next midnight
+    const realEnd = endOfDay(Date.now());
+    const sandboxEnd = endOfDay(Date.now() + 40 * 86_400_000);
+    expect({ from: real.from, to: real.to }).toEqual({ from: daysBefore(realEnd, 30), to: realEnd.toISOString() });
+    expect({ from: test.from, to: test.to }).toEqual({ from: daysBefore(sandboxEnd, 30), to: sandboxEnd.toISOString() });
+    // Today in another zone ends at its own midnight (Tokyo is 9 hours ahead of UTC, without daylight saving)
+    const tokyo = await ok(sandbox.get('/v1/reports/bookings?timezone=Asia/Tokyo'));
+    const tokyoEnd = new Date(endOfDay(Date.now() + 40 * 86_400_000 + 9 * 3_600_000).getTime() - 9 * 3_600_000);
+    expect({ from: tokyo.from, to: tokyo.to }).toEqual({ from: daysBefore(tokyoEnd, 30), to: tokyoEnd.toISOString() });
+    // Only `to`: the 30 days before it; only a `from` after today's end: 422 naming to
+    expect(await ok(sandbox.get(`/v1/reports/revenue?to=${encodeURIComponent(TO)}`))).toMatchObject({ from: iso('2025-03-02T00:00:00Z'), to: iso(TO) });
+    const late = await sandbox.get(`/v1/reports/revenue?from=${encodeURIComponent(daysBefore(sandboxEnd, -1))}`);
+    expect(late.status).toBe(422);
+    expect(late.body.error).toMatchObject({ code: 'parameter_invalid', param: 'to' });
+
+    // And a vehicle archived in the sandbox is archived at the sandbox's time
+    const van = await createVehicle(sandbox, { name: 'Future Van' });
+    await ok(sandbox.call('DELETE', `/v1/vehicles/${van.id}`));
+    const archivedAt = new Date((await ok(sandbox.get('/v1/reports/utilization'))).by_vehicle[0].archived_at).getTime();
+    expect(Math.abs(archivedAt - (Date.now() + 40 * 86_400_000))).toBeLessThan(60_000);
+
+    // And GraphQL reads the same period
+    const res = await graphqlClient(t.baseUrl, biz.test_secret_key)('{ bookingsReport(groupBy: week) { from to } }');
+    expect(res.errors).toBeUndefined();
+    expect(res.data.bookingsReport).toEqual({ from: test.from, to: test.to });
+  });
+
+  it('documents each CSV answer in the OpenAPI document: text/csv, every column described in order, an example whose header is those columns', async () => {
+    const doc = (await restClient(t.baseUrl, null).get('/v1/openapi.json')).body;
+    for (const type of ['revenue', 'bookings', 'utilization', 'disputes'] as const) {
+      const content = doc.paths[`/v1/reports/${type}`].get.responses['200'].content;
+      expect(Object.keys(content).sort()).toEqual(['application/json', 'text/csv']);
+      const csv = content['text/csv'];
+      const names = ['period_start', 'period_end', ...Object.keys(EXPECTED[type].totals)];
+      expect(csv.schema.type).toBe('string');
+      expect(csv.schema['x-csv-columns'].map((c: { name: string }) => c.name)).toEqual(names);
+      for (const column of csv.schema['x-csv-columns']) {
+        expect(column.description.length, column.name).toBeGreaterThan(10);
+        expect(['string', 'integer', 'number']).toContain(column.type);
+        expect(csv.schema.description).toContain(`\`${column.name}\``);
+      }
+      const lines = csv.example.split('\r\n');
+      expect(lines[0]).toBe(names.join(','));
+      expect(lines[1].split(',')).toHaveLength(names.length);
+      expect(lines[2]).toBe('');
+      // The answer itself has the documented header (every CSV answer of these tests is checked so: test/support/openapi-check.ts).
+      expect((await api.get(query(type, 'week', '&format=csv'))).body.split('\r\n')[0]).toBe(names.join(','));
+      // The JSON example is a report of its type.
+      expect(content['application/json'].example).toMatchObject({ object: 'report', type, rows: [expect.any(Object)] });
+    }
+    expect(doc.paths['/v1/reports/utilization'].get.responses['200'].content['application/json'].example.by_vehicle).toHaveLength(2);
+  });
+
   it('refuses a bad period or grouping with 422 naming the parameter, over REST and GraphQL', async () => {
     const cases: [string, string, string][] = [
       [`from=2025-03-01&to=${encodeURIComponent(TO)}`, 'from', 'parameter_invalid'],
@@ -374,7 +505,6 @@ describe.each(ENGINES)('reports on %s', (engine) => {
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&format=xml`, 'format', 'parameter_invalid'],
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&timezone=Mars/Olympus_Mons`, 'timezone', 'parameter_invalid'],
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&timezone=UTC%2B3`, 'timezone', 'parameter_invalid'],
-      [`to=${encodeURIComponent(TO)}`, 'from', 'parameter_missing'],
       [`from=${encodeURIComponent(FROM)}&to=${encodeURIComponent(TO)}&groupby=day`, 'groupby', 'parameter_unknown'],
     ];
     for (const [q, param, code] of cases) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
-import { createVehicle, nextPeriod } from './support/fixtures.ts';
+import { createVehicle, nextPeriod, uploadedImage } from './support/fixtures.ts';
 
 /** A period starting in about an hour, lasting `days`. */
 function soon(days: number) {
@@ -392,6 +392,41 @@ describe.each(ENGINES)('sandbox simulations on %s', (engine) => {
       expect((await api.post('/v1/test/bookings')).status).toBe(201);
       const replay = await api.post('/v1/test/reset', {}, { 'Idempotency-Key': 'reset-1' });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it('sets the sandbox website and branding back to new, over REST and GraphQL; the live ones stay', async () => {
+      const live = restClient(t.baseUrl, t.business.live_secret_key);
+      const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+      const configure = async () => {
+        const vehicle = await createVehicle(api);
+        const logo = await uploadedImage(api, 'brand_logo');
+        expect((await api.post('/v1/website', { published: true, title: 'Sandbox Rentals', contact_phone: '+1 512 555 0100', published_vehicle_ids: [vehicle.id] })).status).toBe(200);
+        expect((await api.post('/v1/branding', { primary_color: '#1a73e8', font: 'Inter', logo_file_id: logo })).status).toBe(200);
+      };
+      // Given a published sandbox website with a vehicle and a branded sandbox with a logo, and a live website
+      await configure();
+      expect((await live.post('/v1/website', { title: 'Live Rentals' })).status).toBe(200);
+      expect((await live.post('/v1/branding', { accent_color: '#ff6d00' })).status).toBe(200);
+
+      // When the sandbox is reset over REST
+      const res = await api.post('/v1/test/reset');
+      expect(res.status).toBe(200);
+
+      // Then the sandbox website is unpublished and empty again, and the branding has no logo, color or font
+      expect((await api.get('/v1/website')).body).toMatchObject({ published: false, title: null, contact_phone: null, published_vehicle_ids: [] });
+      expect((await api.get('/v1/branding')).body).toMatchObject({ primary_color: null, font: null, logo_file_id: null });
+      expect((await restClient(t.baseUrl, t.business.test_public_key).get('/v1/public/vehicles')).body.data).toEqual([]);
+      // And the live ones are as they were
+      expect((await live.get('/v1/website')).body).toMatchObject({ title: 'Live Rentals' });
+      expect((await live.get('/v1/branding')).body).toMatchObject({ accent_color: '#ff6d00' });
+
+      // And the same over GraphQL
+      await configure();
+      const reset = await gql('mutation { testReset { deleted { vehicles files } } }');
+      expect(reset.errors).toBeUndefined();
+      expect(reset.data.testReset.deleted).toEqual({ vehicles: 1, files: 1 });
+      const after = await gql('{ website { published title publishedVehicleIds } branding { primaryColor logoFileId font } }');
+      expect(after.data).toEqual({ website: { published: false, title: null, publishedVehicleIds: [] }, branding: { primaryColor: null, logoFileId: null, font: null } });
     });
   });
 });

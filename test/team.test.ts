@@ -3,7 +3,10 @@ import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { ALL_PERMISSIONS, ROLE_PERMISSIONS } from '../src/domain/access/permissions.ts';
 import { createApiKey } from '../src/platform/api-keys.ts';
 import { addTeamMember } from '../src/platform/team-members.ts';
+import { request as httpRequest } from 'node:http';
+import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { startLoopbackSmtp, type LoopbackSmtp } from './support/smtp-server.ts';
 
 /*
  * The team over REST and GraphQL: an invitation accepted once through its link (no API key),
@@ -103,6 +106,40 @@ describe.each(ENGINES)('the team on %s', (engine) => {
     const pending = (await api.get('/v1/team/invitations?state=pending&limit=100')).body.data.map((i: any) => i.id);
     expect(pending).not.toContain(revoked.body.id);
     expect(pending).not.toContain(invited.body.id);
+  });
+
+  it("expires a test key's invitation by the sandbox clock, a live key's by real time, over REST, GraphQL and the accept link", async () => {
+    // Given a business of its own with an invitation made by its test key and one by its live key
+    const biz = await createBusiness(t.db.prisma, { name: 'Clocked Team' });
+    const sandbox = restClient(t.baseUrl, biz.test_secret_key);
+    const live = restClient(t.baseUrl, biz.live_secret_key);
+    const inSandbox = (await sandbox.post('/v1/team/invitations', { email: email('sandbox'), role: 'viewer' })).body;
+    const inLive = (await live.post('/v1/team/invitations', { email: email('live'), role: 'viewer' })).body;
+    expect([inSandbox.state, inLive.state]).toEqual(['pending', 'pending']);
+
+    // When the sandbox clock moves past the 7 days
+    expect((await sandbox.post('/v1/test/clock/advance', { seconds: 7 * 86_400 + 60 })).status).toBe(200);
+
+    // Then the sandbox's invitation is expired, whichever key reads it; the live one is still pending
+    for (const client of [sandbox, live]) {
+      expect((await client.get(`/v1/team/invitations/${inSandbox.id}`)).body.state).toBe('expired');
+      expect((await client.get(`/v1/team/invitations/${inLive.id}`)).body.state).toBe('pending');
+      const expired = (await client.get('/v1/team/invitations?state=expired')).body.data.map((i: any) => i.id);
+      const pending = (await client.get('/v1/team/invitations?state=pending')).body.data.map((i: any) => i.id);
+      expect({ expired, pending }).toEqual({ expired: [inSandbox.id], pending: [inLive.id] });
+    }
+    const read = await graphqlClient(t.baseUrl, biz.test_secret_key)(`query($a: ID!, $b: ID!) { a: teamInvitation(id: $a) { state nextStates } b: teamInvitation(id: $b) { state } }`, { a: inSandbox.id, b: inLive.id });
+    expect(read.data).toEqual({ a: { state: 'expired', nextStates: [] }, b: { state: 'pending' } });
+    // And its link is refused as expired, the live one's still works
+    const anonymous = restClient(t.baseUrl, null);
+    const refused = await anonymous.post(inSandbox.accept_url.slice(t.baseUrl.length), { name: 'Too Late' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'invitation_expired' });
+    expect((await anonymous.post(inLive.accept_url.slice(t.baseUrl.length), { name: 'In Time' })).status).toBe(201);
+    // And a sandbox invitation made now runs 7 days from the sandbox's now
+    const later = (await sandbox.post('/v1/team/invitations', { email: email('later'), role: 'viewer' })).body;
+    expect(Date.parse(later.expires_at) - Date.now()).toBeGreaterThan(14 * 86_400_000 - 60_000);
+    expect((await anonymous.post(later.accept_url.slice(t.baseUrl.length), { name: 'On Time' })).status).toBe(201);
   });
 
   it('lists and reads members (filters, pages) over REST and GraphQL', async () => {
@@ -247,3 +284,86 @@ function byList(a: string, b: string) {
   const all = ROLE_PERMISSIONS.owner;
   return all.indexOf(a as never) - all.indexOf(b as never);
 }
+
+/** A POST to this service from a chosen loopback address (127.0.0.x), as a client behind it would connect. */
+function postFrom(localAddress: string, url: string, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe.each(ENGINES)('invitation links on %s', (engine) => {
+  let t: TestApp;
+  let smtp: LoopbackSmtp;
+  let n = 0;
+
+  beforeAll(async () => {
+    smtp = await startLoopbackSmtp();
+    t = await startTestApp(engine, { invitationAcceptLimit: 3, messaging: { smtpUrl: undefined, sandboxSmtpUrl: smtp.url, from: 'team@rentals.test' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const invitee = () => `invitee-${++n}@example.com`;
+  const invite = async () => (await restClient(t.baseUrl, t.business.test_secret_key).post('/v1/team/invitations', { email: invitee(), role: 'agent' })).body;
+
+  it('emails the accept link over SMTP, for an invitation made over REST or GraphQL, and the emailed link makes the member', async () => {
+    const invited = await invite();
+    const mail = await smtp.waitFor((m) => m.text?.includes(invited.id) === true);
+    expect(mail.to).toMatchObject({ text: invited.email });
+    expect(mail.subject).toBe('Test Rentals invites you to its team');
+    expect(mail.from?.value[0]).toMatchObject({ name: 'Test Rentals', address: 'team@rentals.test' });
+    expect(mail.text).toContain(invited.accept_url);
+    expect(mail.text).toContain(invited.expires_at.replace(/\.\d+Z$/, ''));
+    const link = /(http\S+\/accept\?token=\S+)/.exec(mail.text!)![1];
+    const accepted = await restClient(t.baseUrl, null).post(link.slice(t.baseUrl.length), { name: 'Mailed Agent' });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body).toMatchObject({ email: invited.email, role: 'agent' });
+
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    const address = invitee();
+    const viaGraphql = await gql(`mutation($email: String!) { inviteTeamMember(input: { email: $email, role: viewer }) { id acceptUrl } }`, { email: address });
+    expect(viaGraphql.errors).toBeUndefined();
+    const graphqlMail = await smtp.waitFor((m) => m.to !== undefined && JSON.stringify(m.to).includes(address));
+    expect(graphqlMail.text).toContain(viaGraphql.data.inviteTeamMember.acceptUrl);
+  });
+
+  it('limits uses of accept links per address and per invitation: 429 rate_limited in the envelope, with Retry-After', async () => {
+    // The counts are per minute: start well inside one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+    const first = await invite();
+    const second = await invite();
+    const wrong = (invitation: any) => invitation.accept_url.replace(/token=.*/, 'token=wrong');
+
+    // Three tries of the first link from one address (one of its own: the other tests here use 127.0.0.1) are answered (refused for their token); the fourth is not
+    for (let i = 0; i < 3; i++) expect((await postFrom('127.0.0.11', wrong(first), { name: 'Mallory' })).status).toBe(403);
+    const limited = await postFrom('127.0.0.11', first.accept_url, { name: 'Mallory' });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', message: expect.stringContaining('from this address: 3 per minute'), request_id: expect.any(String) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(limited.headers['ratelimit-limit']).toBe('3');
+
+    // The same link from another address is limited too (per invitation), even with its right token
+    const elsewhere = await postFrom('127.0.0.12', first.accept_url, { name: 'Sam' });
+    expect(elsewhere.status).toBe(429);
+    expect(elsewhere.body.error.message).toContain('for this invitation');
+
+    // Another invitation from a third address is not; from the first address it is
+    expect((await postFrom('127.0.0.11', second.accept_url, { name: 'Sam' })).body.error).toMatchObject({ code: 'rate_limited' });
+    const accepted = await postFrom('127.0.0.13', second.accept_url, { name: 'Sam' });
+    expect(accepted.status).toBe(201);
+    expect(accepted.headers['ratelimit-remaining']).toBe('1');
+    expect((await restClient(t.baseUrl, t.business.test_secret_key).get(`/v1/team/invitations/${first.id}`)).body.state).toBe('pending');
+  });
+});

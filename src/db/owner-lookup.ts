@@ -23,8 +23,11 @@ export interface OwnerOf {
   file: ClockedOwner;
   /** An agreement (agr_...) named by a signing link. */
   agreement: ClockedOwner;
-  /** An invitation (inv_...) named by an accept link; the team belongs to both environments, so no environment. */
-  invitation: { businessId: string; tokenHash: string | null };
+  /**
+   * An invitation (inv_...) named by an accept link; the team belongs to both environments, so
+   * no environment, but the clock of the one that invited (the sandbox's for a test key's).
+   */
+  invitation: { businessId: string; tokenHash: string | null; clockOffsetSeconds: number };
   /** An identity provider's session (vs_...) named by its events. */
   identity_session: EnvironmentOwner;
   /** A payment processor's payment (pi_...) named by its events. */
@@ -48,7 +51,9 @@ const clocked = (table: 'File' | 'Agreement', id: string) =>
 const STATEMENTS: { readonly [K in ReferenceKind]: (id: string) => Prisma.Sql } = {
   file: (id) => clocked('File', id),
   agreement: (id) => clocked('Agreement', id),
-  invitation: (id) => Prisma.sql`SELECT "businessId", "tokenHash" FROM "Invitation" WHERE "id" = ${id}`,
+  invitation: (id) =>
+    Prisma.sql`SELECT i."businessId", i."tokenHash", CASE WHEN i."originLivemode" THEN 0 ELSE COALESCE(b."sandboxClockOffsetSeconds", 0) END AS "clockOffsetSeconds"
+      FROM "Invitation" i LEFT JOIN "Business" b ON b."id" = i."businessId" WHERE i."id" = ${id}`,
   identity_session: (id) => Prisma.sql`SELECT "businessId", "livemode" FROM "IdentityVerification" WHERE "providerSessionId" = ${id}`,
   // The processor's ids are its own and unique (indexed, not constrained).
   processor_payment: (id) => Prisma.sql`SELECT "businessId", "livemode" FROM "Payment" WHERE "processorPaymentId" = ${id} LIMIT 1`,

@@ -51,8 +51,8 @@ export const EdgeErrors = errorCatalogue('request', {
   rateLimited: {
     type: 'rate_limit_error',
     code: 'rate_limited',
-    description: 'Too many requests for this key in the current second; retry after Retry-After seconds.',
-    build: (limit: number, resetSeconds: number) => ({ message: `Too many requests for this key: ${limit} per second. Retry after ${resetSeconds} s.` }),
+    description: "Too many requests for this key in the current second (or, on an invitation's accept link, from this address or for this invitation in the current minute); retry after Retry-After seconds.",
+    build: (limit: number, resetSeconds: number, per = 'for this key', window = 'second') => ({ message: `Too many requests ${per}: ${limit} per ${window}. Retry after ${resetSeconds} s.` }),
   },
   idempotencyKeyInvalid: {
     type: 'validation_error',

@@ -62,7 +62,7 @@ export interface EdgeDeps {
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
-  limits: { live: number; test: number };
+  limits: { live: number; test: number; invitationAccept: number };
   bodyLimitBytes: number;
   /** How long an Idempotency-Key's claim outlives a process that died holding it (IDEMPOTENCY_LEASE_MS). */
   idempotencyLeaseMs?: number;

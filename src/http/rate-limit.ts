@@ -10,8 +10,11 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Count one request of the key; in-process windows answer at once, without a promise. */
-  hit(keyId: string, limit: number): RateDecision | Promise<RateDecision>;
+  /**
+   * Count one request of the key in a fixed window of `windowMs` (one second by default: the
+   * per-key limits); in-process windows answer at once, without a promise.
+   */
+  hit(keyId: string, limit: number, windowMs?: number): RateDecision | Promise<RateDecision>;
 }
 
 const WINDOW_MS = 1_000;
@@ -20,21 +23,22 @@ const ANSWER_MS = 100;
 /** Failed or unanswered commands in a row, on an open connection, before Redis counts as unavailable. */
 const FAILURES_BEFORE_UNAVAILABLE = 3;
 
-/** One-second fixed windows per API key, in this process (single-machine default). */
+/** Fixed windows per key (one second unless asked otherwise), in this process (single-machine default). */
 export function memoryRateLimiter(): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>();
   return {
-    hit(keyId, limit) {
+    hit(keyId, limit, windowMs = WINDOW_MS) {
       const now = Date.now();
-      const start = now - (now % WINDOW_MS);
-      let window = windows.get(keyId);
+      const start = now - (now % windowMs);
+      const key = windowMs === WINDOW_MS ? keyId : `${keyId}@${windowMs}`;
+      let window = windows.get(key);
       if (!window || window.start !== start) {
         if (windows.size > 50_000) windows.clear();
         window = { start, count: 0 };
-        windows.set(keyId, window);
+        windows.set(key, window);
       }
       window.count++;
-      return decision(window.count, limit, start + WINDOW_MS - now);
+      return decision(window.count, limit, start + windowMs - now);
     },
   };
 }
@@ -42,14 +46,14 @@ export function memoryRateLimiter(): RateLimiter {
 /** The same windows shared by every API process through Redis. */
 export function redisRateLimiter(redis: Redis): RateLimiter {
   return {
-    async hit(keyId, limit) {
+    async hit(keyId, limit, windowMs = WINDOW_MS) {
       const now = Date.now();
-      const start = now - (now % WINDOW_MS);
-      const key = `ratelimit:${keyId}:${start}`;
-      const results = await redis.multi().incr(key).pexpire(key, WINDOW_MS * 2).exec();
+      const start = now - (now % windowMs);
+      const key = windowMs === WINDOW_MS ? `ratelimit:${keyId}:${start}` : `ratelimit:${keyId}:${windowMs}:${start}`;
+      const results = await redis.multi().incr(key).pexpire(key, windowMs * 2).exec();
       const [error, count] = results?.[0] ?? [new Error('transaction aborted'), null];
       if (error) throw error;
-      return decision(Number(count), limit, start + WINDOW_MS - now);
+      return decision(Number(count), limit, start + windowMs - now);
     },
   };
 }
@@ -67,15 +71,15 @@ export function createRateLimiter(redisUrl: string | undefined, options: { log?:
   if (!link) return { hit: local.hit, close: async () => {} };
   const shared = redisRateLimiter(link.client);
   return {
-    async hit(keyId, limit) {
-      if (!link.usable()) return local.hit(keyId, limit);
+    async hit(keyId, limit, windowMs) {
+      if (!link.usable()) return local.hit(keyId, limit, windowMs);
       try {
-        const decided = await answerWithin(Promise.resolve(shared.hit(keyId, limit)), ANSWER_MS);
+        const decided = await answerWithin(Promise.resolve(shared.hit(keyId, limit, windowMs)), ANSWER_MS);
         link.answered();
         return decided;
       } catch (err) {
         link.failed(err);
-        return local.hit(keyId, limit);
+        return local.hit(keyId, limit, windowMs);
       }
     },
     async close() {

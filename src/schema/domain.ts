@@ -1,18 +1,10 @@
 import { builder } from '../builder.ts';
-import type { DnsRecord } from '../domain/domains/domain-records.ts';
+import { domainRecords, type DnsRecord } from '../domain/domains/domain-records.ts';
 import { DOMAIN_FIELDS, domainMachine } from '../domain/domains/domain-state.ts';
 import { addDomain, domainVerification, listDomains, verifyDomain } from '../domain/domains/domain-operations.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
-
-const Domain = builder.prismaObject('Domain', {
-  description: "A custom hostname for the business's website, verified through DNS.",
-  fields: (t) => ({
-    ...(exposePublicFields(t, DOMAIN_FIELDS, enums) as {}),
-    nextStates: t.field({ type: [enums.DomainState], description: 'States the domain can move to now.', resolve: (d) => domainMachine.nextStates(d) }),
-  }),
-});
 
 const DnsRecordRef = builder.objectRef<DnsRecord>('DnsRecord').implement({
   description: 'A DNS record to create at the domain\'s DNS provider.',
@@ -21,6 +13,20 @@ const DnsRecordRef = builder.objectRef<DnsRecord>('DnsRecord').implement({
     name: t.exposeString('name'),
     value: t.exposeString('value'),
     purpose: t.exposeString('purpose'),
+  }),
+});
+
+const Domain = builder.prismaObject('Domain', {
+  description: "A custom hostname for the business's website, verified through DNS.",
+  fields: (t) => ({
+    ...(exposePublicFields(t, DOMAIN_FIELDS, enums) as {}),
+    nextStates: t.field({ type: [enums.DomainState], description: 'States the domain can move to now.', resolve: (d) => domainMachine.nextStates(d) }),
+    records: t.field({
+      type: [DnsRecordRef],
+      description: 'The DNS records to create at the domain\'s DNS provider (and keep), as its verification read lists them.',
+      select: { hostname: true, verificationToken: true },
+      resolve: (d, _args, ctx) => domainRecords(ctx.domain.config, d),
+    }),
   }),
 });
 

@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import { REPORTS } from '../domain/reports/report-operations.ts';
-import { GROUPINGS, type Figure, type Figures, type Report, type ReportRow } from '../domain/reports/report.ts';
+import { GROUPINGS, type Figure, type Figures, type Report, type ReportRow, type VehicleFigures } from '../domain/reports/report.ts';
 import { enumType } from './enums.ts';
 import { operationField } from './operation-field.ts';
 
@@ -38,7 +38,7 @@ function figureFields(t: any, figures: readonly Figure[], of: (parent: any) => F
 
 const grouping = enumType('ReportGrouping', GROUPINGS, 'Bucket size: day, week (Monday to Monday) or month, cut at midnight of the report\'s time zone.');
 
-const reportFields = REPORTS.map(({ type, operation, figures }) => {
+const reportFields = REPORTS.map(({ type, operation, figures, vehicleFigures }) => {
       const name = `${pascal(type)}Report`;
       const Row = builder.objectRef<ReportRow>(`${name}Row`).implement({
         description: `One bucket of the ${type} report.`,
@@ -52,6 +52,17 @@ const reportFields = REPORTS.map(({ type, operation, figures }) => {
         description: `The ${type} report's figures over the whole period.`,
         fields: (r) => figureFields(r, figures, (totals: Figures) => totals),
       });
+      const ByVehicle = vehicleFigures
+        ? builder.objectRef<VehicleFigures>(`${name}Vehicle`).implement({
+            description: `One vehicle's figures in the ${type} report, over the whole period.`,
+            fields: (r) => ({
+              vehicleId: r.exposeID('vehicleId'),
+              name: r.exposeString('name'),
+              archivedAt: r.expose('archivedAt', { type: 'DateTime', nullable: true, description: 'When it was archived: it counts until then.' }),
+              ...figureFields(r, vehicleFigures, (v: VehicleFigures) => v.figures),
+            }),
+          })
+        : null;
       const Ref = builder.objectRef<Report>(name).implement({
         description: operation.summary,
         fields: (r) => ({
@@ -63,6 +74,15 @@ const reportFields = REPORTS.map(({ type, operation, figures }) => {
           currency: r.exposeString('currency', { description: "The business's currency: money figures count movements in it." }),
           rows: r.field({ type: [Row], resolve: (report: Report) => report.rows }),
           totals: r.field({ type: Totals, resolve: (report: Report) => report.totals }),
+          ...(ByVehicle
+            ? {
+                byVehicle: r.field({
+                  type: [ByVehicle],
+                  description: 'Each vehicle in the fleet at some time of the period (an archived one included, for the time before it was archived), by vehicle id.',
+                  resolve: (report: Report) => report.byVehicle ?? [],
+                }),
+              }
+            : {}),
         }),
       });
       return { name: `${type}Report`, field: operationField(operation), Ref };

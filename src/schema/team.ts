@@ -5,6 +5,7 @@ import { inviteTeamMember } from '../domain/team/invite-team-member.ts';
 import { removeTeamMember } from '../domain/team/remove-team-member.ts';
 import { INVITATION_FIELDS, TEAM_MEMBER_FIELDS, effectivePermissions, invitationState } from '../domain/team/team.fields.ts';
 import { invitationMachine } from '../domain/team/invitation-state.ts';
+import { invitationClocks, invitationNow } from '../domain/team/invitation-clock.ts';
 import { updateTeamMember } from '../domain/team/update-team-member.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
@@ -24,12 +25,18 @@ export const Invitation = builder.prismaObject('Invitation', {
   fields: (t) => ({
     ...(exposePublicFields(t, INVITATION_FIELDS, enums) as {}),
     livemode: t.boolean({ description: 'The environment of the key that invited.', resolve: (i) => i.originLivemode }),
-    state: t.field({ type: enums.InvitationState, description: 'pending until accepted, revoked or 7 days old (expired).', resolve: (i) => invitationState(i, new Date()) }),
+    state: t.field({
+      type: enums.InvitationState,
+      description: "pending until accepted, revoked or 7 days old (expired), by the clock of the environment that invited (the sandbox clock for a test key's).",
+      select: { originLivemode: true, state: true, expiresAt: true },
+      resolve: async (i, _a, ctx) => invitationState(i, invitationNow(await invitationClocks(ctx.domain), i)),
+    }),
     permissions: t.exposeStringList('permissions', { description: "Permissions granted beyond the role's." }),
     nextStates: t.field({
       type: [enums.InvitationState],
       description: 'States the invitation can move to now.',
-      resolve: (i) => invitationMachine.nextStates({ ...i, state: invitationState(i, new Date()) }),
+      select: { originLivemode: true, state: true, expiresAt: true },
+      resolve: async (i, _a, ctx) => invitationMachine.nextStates({ ...i, state: invitationState(i, invitationNow(await invitationClocks(ctx.domain), i)) }),
     }),
     acceptUrl: t.string({
       nullable: true,

@@ -138,6 +138,10 @@ export class OpenApiChecker {
       if (status >= 400 && codes && !codes.includes(code)) fail(`the error code ${code} is not one the ${status} answer lists (${codes.join(', ')})`);
     } else if (typeof body !== 'string') {
       fail(`documented as ${mediaType}, answered JSON`);
+    } else if (mediaType === 'text/csv' && Array.isArray(content.schema?.['x-csv-columns'])) {
+      const documented = (content.schema['x-csv-columns'] as { name: string }[]).map((c) => c.name).join(',');
+      const header = body.split('\r\n')[0];
+      if (header !== documented) fail(`the CSV header is ${header}, the document lists the columns ${documented}`);
     }
     stats.validated++;
   }

@@ -10,7 +10,7 @@ import { createdFilters, createdWhere, pageQuery, toPage } from '../shared/pagin
 import { id } from '../shared/validation.ts';
 import { DnsUnavailable } from './dns-resolver.ts';
 import { DomainErrors } from './domain.errors.ts';
-import { missingRecords, requiredRecords } from './domain-records.ts';
+import { domainRecords, missingRecords } from './domain-records.ts';
 import { domainLifecycle, domainMachine, presentDomain } from './domain-state.ts';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -49,7 +49,7 @@ export const addDomain = defineOperation({
   name: 'addDomain',
   summary: 'Add a domain',
   description:
-    'Adds a custom hostname for the business\'s website (domain.created), pending until verified: GET /v1/domains/{domain_id}/verification lists the DNS records to create, POST /v1/domains/{domain_id}/verify checks them. A hostname the business already added is 409 domain_exists.',
+    'Adds a custom hostname for the business\'s website (domain.created), pending until verified. The answer lists the DNS records to create (`records`, as GET /v1/domains/{domain_id}/verification does); POST /v1/domains/{domain_id}/verify checks them. A hostname the business already added is 409 domain_exists.',
   access: { permission: 'domains:write' },
   args: z.object({ input: z.object({ hostname }).meta({ id: 'AddDomainInput' }) }),
   errors: [DomainErrors.domainExists],
@@ -76,7 +76,7 @@ export const domainVerification = defineOperation({
   example: EXAMPLE,
   async run(ctx, args) {
     const domain = await found(ctx.db.domain.findUnique({ where: { id: args.domainId } }), 'domain', args.domainId);
-    return { domainId: domain.id, hostname: domain.hostname, state: domain.state, records: requiredRecords(domain, ctx.config.customDomainTarget) };
+    return { domainId: domain.id, hostname: domain.hostname, state: domain.state, records: domainRecords(ctx.config, domain) };
   },
 });
 
@@ -94,7 +94,7 @@ export const verifyDomain = defineOperation({
     domainMachine.check(domain, 'verify');
     let missing: string[];
     try {
-      missing = await missingRecords(ctx.dns, requiredRecords(domain, ctx.config.customDomainTarget));
+      missing = await missingRecords(ctx.dns, domainRecords(ctx.config, domain));
     } catch (err) {
       if (err instanceof DnsUnavailable) throw DomainErrors.dnsUnavailable(err.message);
       throw err;

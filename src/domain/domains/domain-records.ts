@@ -23,6 +23,12 @@ export function requiredRecords(domain: Pick<Domain, 'hostname' | 'verificationT
   ];
 }
 
+/**
+ * A domain's records as every answer shows them (the domain itself, from its creation on, and
+ * its verification read): one place, so the two cannot disagree.
+ */
+export const domainRecords = (config: { customDomainTarget: string }, domain: Pick<Domain, 'hostname' | 'verificationToken'>) => requiredRecords(domain, config.customDomainTarget);
+
 /** The required records DNS does not show (each as `TYPE name → value`); throws DnsUnavailable when DNS cannot answer. */
 export async function missingRecords(resolver: DnsResolver, records: DnsRecord[]): Promise<string[]> {
   const missing: string[] = [];

@@ -103,4 +103,6 @@ export const EVENT_CATALOGUE: Record<EventType, { object: string; description: s
 export const EVENT_OBJECT_OMITS: Readonly<Record<string, readonly string[]>> = {
   identity_verification: ['client_secret'],
   agreement: ['signing_url', 'signing_url_expires_at', 'message_id'],
+  // Read from the answers (made with the platform's settings), not repeated in every event.
+  domain: ['records'],
 };

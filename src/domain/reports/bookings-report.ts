@@ -20,6 +20,9 @@ const figures = (p: Parts) => ({
   average_rental_days: ratio(p.paid_days, p.paid, 2), booking_value_cents: p.booking_value_cents,
 });
 
+/** A month's figures, for the documentation's examples. */
+export const BOOKINGS_EXAMPLE = figures({ created: 3, paid: 2, canceled: 1, completed: 1, paid_days: 5, booking_value_cents: 24500 });
+
 export const bookingsReport = defineOperation({
   name: 'bookingsReport',
   summary: 'Bookings by period',

@@ -13,6 +13,9 @@ export const DISPUTES_FIGURES: Figure[] = [
 
 const PARTS = ['opened', 'approved', 'closed', 'disputed_cents', 'approved_cents'] as const;
 
+/** A month's figures, for the documentation's examples. */
+export const DISPUTES_EXAMPLE = { opened: 2, approved: 1, closed: 0, disputed_cents: 20500, approved_cents: 17500 };
+
 export const disputesReport = defineOperation({
   name: 'disputesReport',
   summary: 'Disputes by period',

@@ -12,6 +12,9 @@ export function presentReport(report: Report) {
     currency: report.currency,
     rows: report.rows.map((row) => ({ period_start: row.periodStart.toISOString(), period_end: row.periodEnd.toISOString(), ...row.figures })),
     totals: report.totals,
+    ...(report.byVehicle
+      ? { by_vehicle: report.byVehicle.map((v) => ({ vehicle_id: v.vehicleId, name: v.name, archived_at: v.archivedAt?.toISOString() ?? null, ...v.figures })) }
+      : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timeZoneKnown } from '../../db/sql/generated/tenant.ts';
+import { reportDefaultPeriod, timeZoneKnown } from '../../db/sql/generated/tenant.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import type { DomainContext } from '../shared/context.ts';
 import { timestamp } from '../shared/validation.ts';
@@ -14,10 +14,14 @@ import { timestamp } from '../shared/validation.ts';
 export const GROUPINGS = ['day', 'week', 'month'] as const;
 export type Grouping = (typeof GROUPINGS)[number];
 export const MAX_REPORT_DAYS = 400;
+/** How many days a report covers when `from` is left out. */
+export const DEFAULT_REPORT_DAYS = 30;
 
 export const reportArgs = z.object({
-  from: timestamp('Start of the period (inclusive), ISO 8601 with a UTC offset.'),
-  to: timestamp(`End of the period (exclusive), after \`from\` and at most ${MAX_REPORT_DAYS} days from it.`),
+  from: timestamp(`Start of the period (inclusive), ISO 8601 with a UTC offset. By default ${DEFAULT_REPORT_DAYS} days of \`timezone\` before \`to\`.`).nullish(),
+  to: timestamp(
+    `End of the period (exclusive), after \`from\` and at most ${MAX_REPORT_DAYS} days from it. By default the end of today: the next midnight of \`timezone\`, by the sandbox clock for a test key.`,
+  ).nullish(),
   groupBy: z
     .enum(GROUPINGS)
     .meta({ id: 'ReportGrouping', description: 'Bucket size: day, week (Monday to Monday) or month, cut at midnight of the report\'s time zone.' })
@@ -55,6 +59,15 @@ export interface ReportRow {
   figures: Figures;
 }
 
+/** One vehicle's figures over a report's whole period (the utilization report's breakdown). */
+export interface VehicleFigures {
+  vehicleId: string;
+  name: string;
+  /** When it left the fleet, if it has: it counts until then. */
+  archivedAt: Date | null;
+  figures: Figures;
+}
+
 export interface Report {
   type: 'revenue' | 'bookings' | 'utilization' | 'disputes';
   from: Date;
@@ -64,6 +77,8 @@ export interface Report {
   currency: string;
   rows: ReportRow[];
   totals: Figures;
+  /** The utilization report's figures per vehicle. */
+  byVehicle?: VehicleFigures[];
 }
 
 /** A validated period and grouping. */
@@ -85,11 +100,20 @@ export async function reportPeriod(ctx: DomainContext, args: ReportArgs): Promis
     if (!known) throw CommonErrors.parameterInvalid('timezone', `Invalid timezone: '${timezone}' is not an IANA time zone name (e.g. Europe/Berlin).`);
     knownZones.add(timezone);
   }
-  if (args.to.getTime() <= args.from.getTime()) throw CommonErrors.parameterInvalid('to', 'Invalid to: the period must end after `from`.');
-  if (args.to.getTime() - args.from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
+  let { from, to } = args;
+  if (!from || !to) {
+    // "Today" is the request's: the sandbox's for a test key whose clock was advanced.
+    const [open] = await ctx.db.$run(reportDefaultPeriod, { end: to ?? ctx.now(), roundUp: !to, timezone, days: DEFAULT_REPORT_DAYS });
+    from ??= open.period_from;
+    to = open.period_to;
+  }
+  if (to.getTime() <= from.getTime()) {
+    throw CommonErrors.parameterInvalid('to', args.to ? 'Invalid to: the period must end after `from`.' : `Invalid to: the period must end after \`from\`; without \`to\` it ends at the end of today (${to.toISOString()}).`);
+  }
+  if (to.getTime() - from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
     throw CommonErrors.parameterInvalid('to', `Invalid to: a report covers at most ${MAX_REPORT_DAYS} days.`);
   }
-  return { from: args.from, to: args.to, groupBy, timezone };
+  return { from, to, groupBy, timezone };
 }
 
 /** A period's parameters of the report statements, whose buckets it cuts (see their files). */

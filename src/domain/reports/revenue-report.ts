@@ -28,6 +28,12 @@ function figures(p: Parts) {
   return { gross_cents: gross, refunds_cents: p.refunds_cents, net_cents: gross - p.refunds_cents, payments_cents: p.payments_cents, charges_cents: p.charges_cents, deposit_captures_cents: p.deposit_captures_cents, ...Object.fromEntries(CHARGE_TYPES.map((t) => [`charges_${t}_cents`, p[`charges_${t}_cents`]])) };
 }
 
+/** A month's figures, for the documentation's examples. */
+export const REVENUE_EXAMPLE = figures({
+  payments_cents: 24500, refunds_cents: 2500, charges_cents: 17500, deposit_captures_cents: 8000,
+  ...Object.fromEntries(CHARGE_TYPES.map((t) => [`charges_${t}_cents`, { mileage: 17500, damage: 8000 }[t as string] ?? 0])),
+});
+
 export const revenueReport = defineOperation({
   name: 'revenueReport',
   summary: 'Revenue by period',

@@ -20,7 +20,8 @@ export interface SandboxReset {
 
 /**
  * POST /v1/test/reset: delete the caller's sandbox data so a scenario can be repeated (the
- * contract's "Sandbox"). The tenant scope confines every delete to this business's test rows;
+ * contract's "Sandbox"). The website and its branding go too (the next read makes them anew,
+ * unpublished and empty), since they name vehicles and a logo file that the reset deletes. The tenant scope confines every delete to this business's test rows;
  * API keys, team and webhook endpoints stay. Children go before their parents, in one
  * transaction. Idempotency records of requests still running (this one included) are kept,
  * so that they can still store their answer.
@@ -28,7 +29,7 @@ export interface SandboxReset {
 export const resetSandbox = defineOperation({
   name: 'testReset',
   summary: "Delete the business's sandbox data",
-  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, ...) and sets the sandbox clock back to real time, so a scenario can be repeated; API keys, team and webhook endpoints stay.",
+  description: "Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, the website and its branding, ...) and sets the sandbox clock back to real time, so a scenario can be repeated; API keys, team and webhook endpoints stay.",
   access: { permission: 'business:write', sandbox: true },
   args: z.object({}),
   errors: [],
@@ -63,6 +64,9 @@ export const resetSandbox = defineOperation({
       await tx.processorCall.deleteMany({});
       const counts = {} as Record<ResetTable, number>;
       for (const table of RESET_TABLES) counts[table] = (await steps[table]()).count;
+      // Not counted in the answer: `deleted` is part of the published contract, and the rows come back at the next read.
+      await tx.website.deleteMany({});
+      await tx.branding.deleteMany({});
       // The sandbox's clock goes back to real time.
       await tx.business.update({ where: { id: ctx.tenant.businessId }, data: { sandboxClockOffsetSeconds: 0 } });
       return { deleted: counts, stored };

@@ -31,7 +31,7 @@ function tokenMatches(token: string | null, tokenHash: string | null): boolean {
 /**
  * The invitee's use of the accept link: the token is the authorization (an unknown
  * invitation or an altered token answer alike). A pending invitation within its 7 days becomes a
- * member, once: the invitation moves to accepted by compare-and-set in the transaction that
+ * member, once (its 7 days counted on the clock of the environment that invited): the invitation moves to accepted by compare-and-set in the transaction that
  * makes the member and records team_member.created, so a second use (even a concurrent one)
  * is refused. An invitation used after its expiry is marked expired and refused.
  */
@@ -42,13 +42,15 @@ export async function acceptInvitation(
   const stored = await deps.owners.resolveOwner('invitation', request.invitationId);
   if (!stored || !tokenMatches(request.token, stored.tokenHash)) throw TeamErrors.invitationTokenInvalid();
   const { name } = parseInput(acceptInvitationBody, request.body);
+  // The clock of the environment that invited: a sandbox invitation expires by the sandbox clock.
+  const now = new Date(request.now.getTime() + stored.clockOffsetSeconds * 1000);
   const db = deps.tenantDb({ businessId: stored.businessId, livemode: false });
   const invitation = await db.invitation.findUniqueOrThrow({ where: { id: request.invitationId } });
   const origin: EventOrigin = { businessId: invitation.businessId, livemode: invitation.originLivemode, requestId: request.requestId, idempotencyKey: null };
-  const expired = invitation.state === 'expired' || (invitation.state === 'pending' && invitation.expiresAt !== null && invitation.expiresAt <= request.now);
+  const expired = invitation.state === 'expired' || (invitation.state === 'pending' && invitation.expiresAt !== null && invitation.expiresAt <= now);
   if (expired) {
     if (invitation.state === 'pending') await db.$transaction((tx) => runAction(tx, origin, invitationLifecycle, invitation, 'expire'));
-    throw TeamErrors.invitationExpired((invitation.expiresAt ?? request.now).toISOString());
+    throw TeamErrors.invitationExpired((invitation.expiresAt ?? now).toISOString());
   }
   invitationMachine.check(invitation, 'accept');
   const existing = await db.teamMember.findFirst({ where: { email: invitation.email }, select: { id: true } });
@@ -58,7 +60,7 @@ export async function acceptInvitation(
     const created = await tx.teamMember.create({
       data: { id: newId('teamMember'), businessId: invitation.businessId, email: invitation.email, name, role: invitation.role, permissions: invitation.permissions },
     });
-    await runAction(tx, origin, invitationLifecycle, invitation, 'accept', { acceptedAt: request.now, memberId: created.id });
+    await runAction(tx, origin, invitationLifecycle, invitation, 'accept', { acceptedAt: now, memberId: created.id });
     await recordEvent(tx, origin, { type: 'team_member.created', object: presentTeamMember(created, invitation.originLivemode) });
     return created;
   }).catch((err: unknown) => {

@@ -8,15 +8,17 @@ import { runAction } from '../shared/lifecycle.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { createdFilters, createdWhere, pageQuery, toPage } from '../shared/pagination.ts';
 import { id } from '../shared/validation.ts';
+import { invitationClocks, invitationNow, type InvitationClocks } from './invitation-clock.ts';
 import { invitationLifecycle } from './invitation-state.ts';
 import { memberEmail } from './team-input.ts';
 
 const invitationId = id('The invitation (inv_...).');
 
-/** Which stored rows are in a state as clients see it (a pending one past its expiry is expired). */
-function stateWhere(state: InvitationState, now: Date): Prisma.InvitationWhereInput {
-  if (state === 'pending') return { state: 'pending', OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
-  if (state === 'expired') return { OR: [{ state: 'expired' }, { state: 'pending', expiresAt: { lte: now } }] };
+/** Which stored rows are in a state as clients see it (a pending one past its expiry, by its environment's clock, is expired). */
+function stateWhere(state: InvitationState, clocks: InvitationClocks): Prisma.InvitationWhereInput {
+  const environments = [{ originLivemode: true, now: clocks.live }, { originLivemode: false, now: clocks.test }];
+  if (state === 'pending') return { state: 'pending', OR: [{ expiresAt: null }, ...environments.map(({ originLivemode, now }) => ({ originLivemode, expiresAt: { gt: now } }))] };
+  if (state === 'expired') return { OR: [{ state: 'expired' }, ...environments.map(({ originLivemode, now }) => ({ state: 'pending' as const, originLivemode, expiresAt: { lte: now } }))] };
   return { state };
 }
 
@@ -35,7 +37,7 @@ export const listInvitations = defineOperation({
   async run(ctx, filter, { page, query }) {
     const p = pageQuery(page ?? {});
     const where: Prisma.InvitationWhereInput = {
-      AND: [filter.state ? stateWhere(filter.state, new Date()) : {}, filter.email ? { email: filter.email } : {}, createdWhere(filter), p.where],
+      AND: [filter.state ? stateWhere(filter.state, await invitationClocks(ctx)) : {}, filter.email ? { email: filter.email } : {}, createdWhere(filter), p.where],
     };
     return toPage(await ctx.db.invitation.findMany({ ...query, where, orderBy: p.orderBy, take: p.take }), p);
   },
@@ -62,7 +64,7 @@ export const revokeInvitation = defineOperation({
   example: { id: 'inv_01jd3m4k5n6p7q8r9s0t1v2w3x' },
   async run(ctx, args, { query }) {
     const invitation = await found(ctx.db.invitation.findUnique({ where: { id: args.id } }), 'invitation', args.id);
-    const now = new Date();
+    const now = invitationNow(await invitationClocks(ctx), invitation);
     if (invitation.state === 'pending' && invitation.expiresAt && invitation.expiresAt <= now) {
       await ctx.db.$transaction((tx) => runAction(tx, originOf(ctx), invitationLifecycle, invitation, 'expire'));
       throw CommonErrors.invalidStateTransition('invitation', 'expired', "Cannot revoke an invitation in state 'expired'.");

@@ -5,6 +5,7 @@ import { CommonErrors } from '../shared/common.errors.ts';
 import { newId } from '../shared/ids.ts';
 import { runAction } from '../shared/lifecycle.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { sendInvitationEmail } from './invitation-email.ts';
 import { invitationLifecycle } from './invitation-state.ts';
 import { assertGrantable, assertOwnerAuthority } from './team-authority.ts';
 import { TeamErrors } from './team.errors.ts';
@@ -23,7 +24,7 @@ export const inviteTeamMember = defineOperation({
   name: 'inviteTeamMember',
   summary: 'Invite a team member',
   description:
-    "Invites someone by email with a role (default viewer) and optionally extra permissions (invitation.created). The answer alone carries `accept_url`: a one-time link, valid 7 days, that the invitee POSTs to with their `name` (no API key needed) to become a member. Inviting an email with an invitation still pending replaces it; an email that is already a member is 409. A member cannot grant more than it has, and only an owner may invite an owner.",
+    "Invites someone by email with a role (default viewer) and optionally extra permissions (invitation.created), and emails them the link. The answer alone carries `accept_url`: a one-time link, valid 7 days (by the sandbox clock for a test key), that the invitee POSTs to with their `name` (no API key needed) to become a member; the email carries it too. Inviting an email with an invitation still pending replaces it; an email that is already a member is 409. A member cannot grant more than it has, and only an owner may invite an owner.",
   access: { permission: 'team:write' },
   args: z.object({
     input: z
@@ -43,7 +44,8 @@ export const inviteTeamMember = defineOperation({
     if (role === 'owner') await assertOwnerAuthority(ctx, 'appoint');
     if (await ctx.db.teamMember.findFirst({ where: { email: input.email }, select: { id: true } })) throw TeamErrors.memberExists(input.email);
     const token = randomBytes(32).toString('base64url');
-    const now = new Date(); // the team belongs to both environments: real time, never a sandbox clock
+    // The inviting key's clock: an invitation made in the sandbox expires by the sandbox clock (invitation-clock.ts).
+    const now = ctx.now();
     const origin = originOf(ctx);
     const created = await ctx.db.$transaction(async (tx) => {
       const pending = await tx.invitation.findMany({ where: { email: input.email, state: 'pending' } });
@@ -66,6 +68,7 @@ export const inviteTeamMember = defineOperation({
       return invitation;
     });
     const acceptUrl = `${ctx.publicUrl()}${invitationAcceptPath(created.id)}?token=${token}`;
+    await sendInvitationEmail(ctx, created, acceptUrl);
     const row = await ctx.db.invitation.findUnique({ ...query, where: { id: created.id } });
     if (!row) throw CommonErrors.resourceMissing('invitation', created.id);
     return { ...row, acceptUrl };

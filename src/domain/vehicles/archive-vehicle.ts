@@ -45,7 +45,8 @@ export const archiveVehicle = defineOperation({
         const count = holding.length < 10 ? holding.length : await tx.booking.count({ where });
         throw VehicleErrors.stillBooked(vehicle.id, count, holding.map((b) => b.id));
       }
-      const archived = await tx.vehicle.update({ where: { id: vehicle.id }, data: { status: rule.to } });
+      // The request's clock (the sandbox's for a test key), as the utilization report counts the vehicle until then.
+      const archived = await tx.vehicle.update({ where: { id: vehicle.id }, data: { status: rule.to, archivedAt: ctx.now() } });
       await recordEvent(tx, origin, { type: rule.event!, object: presentVehicle(archived) });
     });
     return ctx.db.vehicle.findUniqueOrThrow({ ...query, where: { id: args.id } });

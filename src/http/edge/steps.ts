@@ -47,7 +47,10 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
     apiReferenceStep(),
     fileLinksStep({ owners, tenantDb: deps.tenantDb, storage: deps.files.storage, signer: deps.files.signer, now: deps.now }),
     agreementSigningStep({ owners, tenantDb: deps.tenantDb, signer: deps.signingLinkSigner, files: deps.files, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
-    invitationAcceptanceStep({ prisma: deps.prisma, owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl }),
+    invitationAcceptanceStep({
+      prisma: deps.prisma, owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, publicUrl: deps.files.publicUrl,
+      limiter: deps.limiter, limit: deps.limits.invitationAccept,
+    }),
     opsScreenStep({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
     processorEventsStep({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     routingStep(parts.lookup, GRAPHQL_PATH),

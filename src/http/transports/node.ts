@@ -1,11 +1,48 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { newId } from '../../domain/shared/ids.ts';
 import { log } from '../../log.ts';
-import { answeredWhole, finishEdge, runEdge, settle, type EdgeAnswer, type EdgeContext, type EdgeStep } from '../edge/runner.ts';
+import { EdgeErrors } from '../edge.errors.ts';
+import { answeredWhole, edgeContext, finishEdge, GRAPHQL_PATH, runEdge, settle, type EdgeAnswer, type EdgeContext, type EdgeStep } from '../edge/runner.ts';
 import { databaseFault, errorAnswer, internalError, refusalAnswer } from '../error-envelope.ts';
+import { AuditTrail, requestScope } from '../request-scope.ts';
 import { answerHeaders } from './headers.ts';
-import type { TransportRequest } from './requests.ts';
+import { nodeEdgeRequest, nodeRequestUrl, type TransportRequest } from './requests.ts';
+import type { RequestFrame } from './yoga.ts';
 
 type NodeContext = EdgeContext & { request: TransportRequest };
+
+/**
+ * A Node server's request listener: each request gets its frame (id, audit trail) and runs in
+ * its request scope, observed (the access log and request metrics) whichever path answers.
+ * GraphQL goes to `graphql` when the server takes it; every other request runs `steps`. The
+ * API (src/server.ts) and the worker's health and metrics port (src/http/probe-server.ts) are
+ * both served by it.
+ */
+export function nodeListener(
+  steps: readonly EdgeStep[],
+  options: { observe(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void; graphql?(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void },
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return function listener(req, res) {
+    const f: RequestFrame = { requestId: newId('request'), audit: new AuditTrail() };
+    options.observe(req, res, f);
+    requestScope.run(f, () => {
+      const url = nodeRequestUrl(req);
+      // No step can read a request that has no URL: refused here, in the envelope.
+      if (url === null) return refuseUnreadable(res, f.requestId);
+      if (options.graphql && url.pathname === GRAPHQL_PATH) return options.graphql(req, res, f);
+      const ctx = edgeContext(f.requestId, 'http', nodeEdgeRequest(req, url), f.audit);
+      f.edge = ctx as RequestFrame['edge'];
+      serveNode(steps, f.edge!, res);
+    });
+  };
+}
+
+/** A request whose Host and target make no URL (no path could read it). */
+function refuseUnreadable(res: ServerResponse, requestId: string): void {
+  const answer = errorAnswer(EdgeErrors.requestTargetInvalid(), requestId, false);
+  res.writeHead(answer.status, { ...answer.headers, 'request-id': requestId, connection: 'close' });
+  res.end(answer.body);
+}
 
 /**
  * The Node server's own path, for every request but GraphQL's (which yoga executes): the

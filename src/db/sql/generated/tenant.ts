@@ -66,23 +66,30 @@ export const disputesBuckets = tenantStatement<DisputesBucketsParams, DisputesBu
   text: "-- Disputes report: per bucket, disputes opened (by creation) and approved or closed (by the\n-- time of that decision's event), with the disputed charges' amounts. One line per fact\n-- (opened, approved, closed) at its time, then counted per bucket.\n-- @param {DateTime} $1:from Start of the period (inclusive)\n-- @param {DateTime} $2:to End of the period (exclusive)\n-- @param {String} $3:timezone IANA time zone whose midnights cut the buckets\n-- @param {String} $4:grouping day, week or month\n-- @notNull period_start period_end opened approved closed disputed_cents approved_cents\nSELECT b.period_start, b.period_end,\n  COUNT(f.kind) FILTER (WHERE f.kind = 'opened')::int AS opened,\n  COUNT(f.kind) FILTER (WHERE f.kind = 'approved')::int AS approved,\n  COUNT(f.kind) FILTER (WHERE f.kind = 'closed')::int AS closed,\n  COALESCE(SUM(f.amount) FILTER (WHERE f.kind = 'opened'), 0)::bigint AS disputed_cents,\n  COALESCE(SUM(f.amount) FILTER (WHERE f.kind = 'approved'), 0)::bigint AS approved_cents\nFROM report_buckets($1, $2, $3, $4) AS b\nLEFT JOIN (\n  SELECT 'opened' AS kind, d.\"createdAt\" AS at, c.\"amountCents\" AS amount\n    FROM \"Dispute\" d JOIN \"Charge\" c ON c.\"id\" = d.\"chargeId\"\n   WHERE d.\"createdAt\" >= $1::timestamptz AND d.\"createdAt\" < $2::timestamptz\n  UNION ALL\n  SELECT CASE e.\"type\" WHEN 'dispute.approved' THEN 'approved' ELSE 'closed' END, e.\"createdAt\", c.\"amountCents\"\n    FROM \"Event\" e JOIN \"Dispute\" d ON d.\"id\" = e.\"data\"->'object'->>'id' JOIN \"Charge\" c ON c.\"id\" = d.\"chargeId\"\n   WHERE e.\"type\" IN ('dispute.approved', 'dispute.closed')\n     AND e.\"createdAt\" >= $1::timestamptz AND e.\"createdAt\" < $2::timestamptz\n) f ON f.at >= b.period_start AND f.at < b.period_end\nGROUP BY b.period_start, b.period_end\nORDER BY b.period_start",
 });
 
-/** Parameters of tenant/fleet-vehicles.sql. */
-export interface FleetVehiclesParams {
-  /** End of the period (exclusive) */
-  before: Date;
+/** Parameters of tenant/report-default-period.sql. */
+export interface ReportDefaultPeriodParams {
+  /** The given end, or now */
+  end: Date;
+  /** Whether to move `end` to the next midnight */
+  roundUp: boolean;
+  /** IANA time zone of the calendar */
+  timezone: string;
+  /** How many days the period covers */
+  days: number;
 }
 
-/** A row of tenant/fleet-vehicles.sql. */
-export interface FleetVehiclesRow {
-  "vehicles": number;
+/** A row of tenant/report-default-period.sql. */
+export interface ReportDefaultPeriodRow {
+  "period_from": Date;
+  "period_to": Date;
 }
 
-export const fleetVehicles = tenantStatement<FleetVehiclesParams, FleetVehiclesRow>({
-  name: "fleetVehicles",
-  file: "tenant/fleet-vehicles.sql",
-  params: ["before"],
-  columns: { "vehicles": 'number' },
-  text: "-- The vehicles available at some time before `before` (active, created before it): the\n-- utilization report's count for its whole period.\n-- @param {DateTime} $1:before End of the period (exclusive)\n-- @notNull vehicles\nSELECT COUNT(*)::int AS vehicles FROM \"Vehicle\" v WHERE v.\"status\" = 'active' AND v.\"createdAt\" < $1::timestamptz",
+export const reportDefaultPeriod = tenantStatement<ReportDefaultPeriodParams, ReportDefaultPeriodRow>({
+  name: "reportDefaultPeriod",
+  file: "tenant/report-default-period.sql",
+  params: ["end","roundUp","timezone","days"],
+  columns: { "period_from": 'Date', "period_to": 'Date' },
+  text: "-- A report's period where the caller left it open: it ends at `end` (the given `to`), or,\n-- rounded up, at the next midnight of `timezone` after `end` (the end of today, `end` being\n-- the request's now); it starts `days` days of that zone's calendar earlier (a day of a\n-- daylight-saving change keeping its 23 or 25 hours).\n-- @param {DateTime} $1:end The given end, or now\n-- @param {Boolean} $2:roundUp Whether to move `end` to the next midnight\n-- @param {String} $3:timezone IANA time zone of the calendar\n-- @param {Int} $4:days How many days the period covers\n-- @notNull period_from period_to\nWITH e AS (\n  SELECT CASE WHEN $2::boolean THEN timezone($3::text, date_trunc('day', timezone($3::text, $1::timestamptz)) + interval '1 day') ELSE $1::timestamptz END AS period_to\n)\nSELECT timezone($3::text, timezone($3::text, e.period_to) - $4::int * interval '1 day') AS period_from, e.period_to\nFROM e",
 });
 
 /** Parameters of tenant/revenue-buckets.sql. */
@@ -169,5 +176,30 @@ export const utilizationBuckets = tenantStatement<UtilizationBucketsParams, Util
   file: "tenant/utilization-buckets.sql",
   params: ["from","to","timezone","grouping"],
   columns: { "period_start": 'Date', "period_end": 'Date', "vehicles": 'number', "available_ms": 'string', "booked_ms": 'string' },
-  text: "-- Utilization report: per bucket, the vehicles available in it (active, created before its\n-- end), the milliseconds each existed in it, and the milliseconds of their bookings (every\n-- state but canceled and refunded) within it. Milliseconds are whole (timestamps keep three\n-- decimals), so the sums are exact.\n-- @param {DateTime} $1:from Start of the period (inclusive)\n-- @param {DateTime} $2:to End of the period (exclusive)\n-- @param {String} $3:timezone IANA time zone whose midnights cut the buckets\n-- @param {String} $4:grouping day, week or month\n-- @notNull period_start period_end vehicles available_ms booked_ms\nSELECT b.period_start, b.period_end,\n  (SELECT COUNT(*) FROM \"Vehicle\" v WHERE v.\"status\" = 'active' AND v.\"createdAt\" < b.period_end)::int AS vehicles,\n  (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (b.period_end - GREATEST(b.period_start, v.\"createdAt\"))) * 1000)), 0)\n     FROM \"Vehicle\" v WHERE v.\"status\" = 'active' AND v.\"createdAt\" < b.period_end)::bigint AS available_ms,\n  (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (LEAST(k.\"endAt\", b.period_end) - GREATEST(k.\"startAt\", b.period_start, v.\"createdAt\"))) * 1000)), 0)\n     FROM \"Booking\" k JOIN \"Vehicle\" v ON v.\"id\" = k.\"vehicleId\"\n    WHERE v.\"status\" = 'active' AND k.\"state\" NOT IN ('canceled', 'refunded')\n      AND k.\"startAt\" < b.period_end AND k.\"endAt\" > b.period_start AND k.\"endAt\" > v.\"createdAt\" AND v.\"createdAt\" < b.period_end)::bigint AS booked_ms\nFROM report_buckets($1, $2, $3, $4) AS b\nORDER BY b.period_start",
+  text: "-- Utilization report: per bucket, the vehicles in the fleet at some time of it (from their\n-- creation until they were archived, if they were), the milliseconds each was in the fleet\n-- within it, and the milliseconds of their bookings (every state but canceled and refunded)\n-- within both. Milliseconds are whole (timestamps keep three decimals), so the sums are exact.\n-- @param {DateTime} $1:from Start of the period (inclusive)\n-- @param {DateTime} $2:to End of the period (exclusive)\n-- @param {String} $3:timezone IANA time zone whose midnights cut the buckets\n-- @param {String} $4:grouping day, week or month\n-- @notNull period_start period_end vehicles available_ms booked_ms\nWITH fleet AS (\n  SELECT v.\"id\", v.\"createdAt\" AS since, COALESCE(v.\"archivedAt\", 'infinity'::timestamptz) AS until\n    FROM \"Vehicle\" v\n   WHERE v.\"createdAt\" < $2::timestamptz AND (v.\"archivedAt\" IS NULL OR v.\"archivedAt\" > $1::timestamptz)\n)\nSELECT b.period_start, b.period_end,\n  (SELECT COUNT(*) FROM fleet f WHERE f.since < b.period_end AND f.until > b.period_start)::int AS vehicles,\n  (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (LEAST(b.period_end, f.until) - GREATEST(b.period_start, f.since))) * 1000)), 0)\n     FROM fleet f WHERE f.since < b.period_end AND f.until > b.period_start)::bigint AS available_ms,\n  (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (LEAST(k.\"endAt\", b.period_end, f.until) - GREATEST(k.\"startAt\", b.period_start, f.since))) * 1000)), 0)\n     FROM \"Booking\" k JOIN fleet f ON f.\"id\" = k.\"vehicleId\"\n    WHERE k.\"state\" NOT IN ('canceled', 'refunded')\n      AND k.\"startAt\" < b.period_end AND k.\"endAt\" > b.period_start\n      AND k.\"startAt\" < f.until AND k.\"endAt\" > f.since AND f.since < b.period_end AND f.until > b.period_start)::bigint AS booked_ms\nFROM report_buckets($1, $2, $3, $4) AS b\nORDER BY b.period_start",
+});
+
+/** Parameters of tenant/utilization-vehicles.sql. */
+export interface UtilizationVehiclesParams {
+  /** Start of the period (inclusive) */
+  from: Date;
+  /** End of the period (exclusive) */
+  to: Date;
+}
+
+/** A row of tenant/utilization-vehicles.sql. */
+export interface UtilizationVehiclesRow {
+  "vehicle_id": string;
+  "name": string;
+  "archived_at": Date | null;
+  "available_ms": string;
+  "booked_ms": string;
+}
+
+export const utilizationVehicles = tenantStatement<UtilizationVehiclesParams, UtilizationVehiclesRow>({
+  name: "utilizationVehicles",
+  file: "tenant/utilization-vehicles.sql",
+  params: ["from","to"],
+  columns: { "vehicle_id": 'string', "name": 'string', "archived_at": 'Date?', "available_ms": 'string', "booked_ms": 'string' },
+  text: "-- Utilization report, per vehicle: each vehicle in the fleet at some time of the period (from\n-- its creation until it was archived, if it was), the milliseconds it was in the fleet within\n-- the period, and the milliseconds of its bookings (every state but canceled and refunded)\n-- within both. The buckets partition the period, so these add up to the report's totals.\n-- @param {DateTime} $1:from Start of the period (inclusive)\n-- @param {DateTime} $2:to End of the period (exclusive)\n-- @notNull available_ms booked_ms\nWITH fleet AS (\n  SELECT v.\"id\", v.\"name\", v.\"archivedAt\", v.\"createdAt\" AS since, COALESCE(v.\"archivedAt\", 'infinity'::timestamptz) AS until\n    FROM \"Vehicle\" v\n   WHERE v.\"createdAt\" < $2::timestamptz AND (v.\"archivedAt\" IS NULL OR v.\"archivedAt\" > $1::timestamptz)\n)\nSELECT f.\"id\" AS vehicle_id, f.\"name\", f.\"archivedAt\" AS archived_at,\n  ROUND(EXTRACT(EPOCH FROM (LEAST($2::timestamptz, f.until) - GREATEST($1::timestamptz, f.since))) * 1000)::bigint AS available_ms,\n  (SELECT COALESCE(SUM(ROUND(EXTRACT(EPOCH FROM (LEAST(k.\"endAt\", $2::timestamptz, f.until) - GREATEST(k.\"startAt\", $1::timestamptz, f.since))) * 1000)), 0)\n     FROM \"Booking\" k\n    WHERE k.\"vehicleId\" = f.\"id\" AND k.\"state\" NOT IN ('canceled', 'refunded')\n      AND k.\"startAt\" < $2::timestamptz AND k.\"endAt\" > $1::timestamptz\n      AND k.\"startAt\" < f.until AND k.\"endAt\" > f.since)::bigint AS booked_ms\nFROM fleet f\nORDER BY f.\"id\"",
 });
