@@ -9,7 +9,8 @@
 //
 // A restart through `npm start` bundles again only when what the bundle is made of changed (the
 // files under src/, the lock file, this script): on a machine whose cores are busy, esbuild's
-// threads took a second or more of a restart's time for nothing (bench/README.md, "Restart").
+// threads took a second or more of a restart's time for nothing (bench/README.md, "Restart
+// with both cores busy").
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

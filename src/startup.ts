@@ -1,8 +1,8 @@
 // What a process of the service (`npm start`, `npm run worker`) sets up before it loads its
-// modules, so that a restart does not redo work the previous start already did. Measured on
-// this 2-core machine with both cores busy (bench/README.md, "Restart"), a start of the API on
-// PostgreSQL spent about 1.2 s of CPU, most of it loading modules: compiling their JavaScript,
-// reading their source maps, Prisma's query compiler.
+// modules, so that a restart does not redo work the previous start already did. On this 2-core
+// machine with both cores busy (bench/README.md, "Restart with both cores busy"), a start of
+// the API on PostgreSQL spent about 1.5 s of CPU, most of it loading modules: compiling their
+// JavaScript, reading their source maps, Prisma's query compiler.
 import module from 'node:module';
 import path from 'node:path';
 import { projectRoot } from './project-root.ts';

@@ -69,6 +69,17 @@ describe('PostgreSQL unreachable or restarting (a private cluster)', () => {
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('stopped for longer than a reconnect attempt: once it is back the service listens for new events again, by itself', async () => {
+    // Listening (again, after the restarts of the tests before): the event relay and the webhook worker.
+    await until(async () => (await listeningSessions(server.url)) > 0, 20_000);
+    await sleep(1_500);
+    const before = await listeningSessions(server.url);
+    await server.stop();
+    await sleep(2_500); // the service's first attempts to listen again find nothing there
+    await server.start();
+    await until(async () => (await listeningSessions(server.url)) === before, 20_000);
+  });
+
   it('restarted while a booking create waits in its transaction: 503 database_unavailable, nothing of it committed; then the same create succeeds', async () => {
     const vehicle = await createVehicle(api);
     const booking = { vehicle_id: vehicle.id, ...nextPeriod(), customer: { name: 'Grace Hopper' } };
@@ -92,6 +103,18 @@ describe('PostgreSQL unreachable or restarting (a private cluster)', () => {
     expect(again.status, JSON.stringify(again.body)).toBe(201);
   });
 });
+
+/** Sessions of the service's LISTEN on the outbox's channel (the event relay's and the webhook worker's). */
+async function listeningSessions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'");
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

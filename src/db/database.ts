@@ -80,7 +80,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     }
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const listeners = new Set<pg.Client>();
+  const listeners = new Set<() => Promise<void>>();
   return {
     prisma,
     kind: 'postgres',
@@ -88,7 +88,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     direct: postgresDirectSql(pool),
     listen: (channel, onNotify) => listenPostgres(url, channel, onNotify, listeners),
     close: once(async () => {
-      await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
+      await Promise.all([...listeners].map((stop) => stop()));
       closed = true;
       await prisma.$disconnect();
       // The adapter does not end a pool it was given; we own it.
@@ -97,32 +97,56 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   };
 }
 
-/** A dedicated connection that LISTENs (pooled ones cannot), reconnecting after errors. */
-async function listenPostgres(url: string, channel: string, onNotify: () => void, listeners: Set<pg.Client>): Promise<() => Promise<void>> {
+/**
+ * A dedicated connection that LISTENs (pooled ones cannot). Lost (the server restarting, a
+ * network failure), it is replaced: tried again every second until the server answers, however
+ * long it is away, and `onNotify` runs once listening again, for what was committed meanwhile.
+ * Returns a function that stops listening.
+ */
+async function listenPostgres(url: string, channel: string, onNotify: () => void, listeners: Set<() => Promise<void>>): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | null = null;
+  let retrying: NodeJS.Timeout | null = null;
+  const retry = () => {
+    if (!stopped) retrying = setTimeout(() => void connect().catch(retry), 1_000).unref();
+  };
   const connect = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: url });
-    c.on('notification', (msg) => msg.channel === channel && onNotify());
-    c.on('error', () => {
-      listeners.delete(c);
+    let lost = false;
+    const lose = () => {
+      if (lost) return;
+      lost = true;
+      if (client === c) client = null;
       c.end().catch(() => {});
-      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1_000).unref();
-    });
-    await c.connect();
-    await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+    };
+    c.on('notification', (msg) => msg.channel === channel && onNotify());
+    const replace = () => {
+      const wasListening = client === c;
+      lose();
+      if (wasListening) retry();
+    };
+    c.on('error', replace);
+    c.on('end', replace); // the server closed it without an error
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+    } catch (err) {
+      lose();
+      throw err;
+    }
+    if (stopped) return lose();
     client = c;
-    listeners.add(c);
     onNotify(); // anything committed while we were not listening
   };
   await connect();
-  return async () => {
+  const stop = async () => {
     stopped = true;
-    if (client) {
-      listeners.delete(client);
-      await client.end().catch(() => {});
-    }
+    listeners.delete(stop);
+    if (retrying) clearTimeout(retrying);
+    await client?.end().catch(() => {});
   };
+  listeners.add(stop);
+  return stop;
 }
 
 /** How long a query waits for a connection of the pool (a new one connecting, or a busy pool's next free one). */
