@@ -11703,6 +11703,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     agreementStatus: {
