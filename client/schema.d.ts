@@ -1148,7 +1148,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an eligible file
-         * @description Deletes a file's bytes; its record stays, deleted, so evidence that cited it still says so. Refused with 409 file_in_use, naming the users, while the file is still used: the document of an agreement pending signature or signed, a document of an identity verification (not canceled) or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. Deleting it again is 409 invalid_state_transition.
+         * @description Deletes a file's bytes; its record stays, deleted, so evidence that cited it still says so. Refused with 409 file_in_use, naming the users, while the file is still used: the document of an agreement pending signature or signed, a document of an identity verification until its booking is completed, canceled or refunded, or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. Deleting it again is 409 invalid_state_transition.
          */
         delete: operations["deleteFile"];
         options?: never;
@@ -11697,6 +11697,17 @@ export interface operations {
             /** @description `internal_error` */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

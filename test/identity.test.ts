@@ -208,7 +208,8 @@ describe.each(ENGINES)('identity verification on %s', (engine) => {
   it('hands out media as signed links that download the bytes until they expire within 5 minutes, and are refused when altered, moved to another business, or expired on the sandbox clock', async () => {
     const booking = await paidBooking();
     const [front, selfie] = [await document(), await document()];
-    expect((await api.post(`/v1/bookings/${booking.id}/identity-verification`, { documents: [{ kind: 'id_front', file_id: front }, { kind: 'selfie', file_id: selfie }] })).status).toBe(200);
+    const started = await api.post(`/v1/bookings/${booking.id}/identity-verification`, { documents: [{ kind: 'id_front', file_id: front }, { kind: 'selfie', file_id: selfie }] });
+    expect(started.status).toBe(200);
 
     const media = await api.get(`/v1/bookings/${booking.id}/identity-verification/media`);
     // Made while the request ran, so at most 5 minutes after its answer came.
@@ -276,7 +277,11 @@ describe.each(ENGINES)('identity verification on %s', (engine) => {
     // Another business's clock did not move: its link still works.
     expect((await fetch(theirMedia.url)).status).toBe(200);
 
-    // A deleted document has no media any more.
+    // A document is kept while the booking uses its verification; once the booking is over it may be erased, and has no media any more.
+    const inUse = await api.call('DELETE', `/v1/files/${selfie}`);
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.error).toMatchObject({ code: 'file_in_use', message: expect.stringContaining(`identity verification ${started.body.id} of booking ${booking.id}`) });
+    expect((await api.post(`/v1/bookings/${booking.id}/cancel`)).status).toBe(200);
     expect((await api.call('DELETE', `/v1/files/${selfie}`)).status).toBe(200);
     expect((await api.get(`/v1/bookings/${booking.id}/identity-verification/media`)).body.data.map((m: any) => m.kind)).toEqual(['id_front']);
   });

@@ -14,7 +14,7 @@ export const deleteFile = defineOperation({
   name: 'deleteFile',
   summary: 'Delete an eligible file',
   description:
-    "Deletes a file's bytes; its record stays, deleted, so evidence that cited it still says so. Refused with 409 file_in_use, naming the users, while the file is still used: the document of an agreement pending signature or signed, a document of an identity verification (not canceled) or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. Deleting it again is 409 invalid_state_transition.",
+    "Deletes a file's bytes; its record stays, deleted, so evidence that cited it still says so. Refused with 409 file_in_use, naming the users, while the file is still used: the document of an agreement pending signature or signed, a document of an identity verification until its booking is completed, canceled or refunded, or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. Deleting it again is 409 invalid_state_transition.",
   access: { permission: 'files:write' },
   args: z.object({ id: id('The file (file_...).') }),
   errors: [CommonErrors.invalidStateTransition, FileErrors.inUse],

@@ -9,19 +9,26 @@ import { FileErrors } from './file.errors.ts';
 const OPEN_CHARGE_STATES = ['pending', 'processing', 'failed', 'disputed'] as const;
 /** Agreement states whose document is the agreement (pending signature, or signed); a voided one no longer is. */
 const LIVE_AGREEMENT_STATES = ['draft', 'sent', 'signed'] as const;
+/** A booking in these states no longer uses its identity verification: its documents may then be erased. */
+const OVER_BOOKING_STATES = ['completed', 'canceled', 'refunded'] as const;
 /** How many users of each kind a refusal names; the first few are enough to find the rest. */
 const NAMED = 5;
 
 /**
  * What still uses the file, in words a developer reads ("agreement agr_... of booking bk_..."):
  * the document of an agreement pending signature or signed, a document of an identity
- * verification (not canceled), a document of an insurance submission, and evidence that is
- * still open (of an open dispute, or of a charge not collected or waived). Empty when nothing does.
+ * verification (not canceled) while its booking is not over (a business erases identity
+ * documents once the rental is done), a document of an insurance submission, and evidence
+ * that is still open (of an open dispute, or of a charge not collected or waived). Empty when nothing does.
  */
 export async function fileUsers(db: Db, fileId: string): Promise<FileUse[]> {
   const [agreements, verifications, insurance, evidence] = await Promise.all([
     db.agreement.findMany({ where: { fileId, state: { in: [...LIVE_AGREEMENT_STATES] } }, select: { id: true, bookingId: true }, take: NAMED }),
-    db.identityVerification.findMany({ where: { documents: { array_contains: [{ file_id: fileId }] }, state: { not: 'canceled' } }, select: { id: true, bookingId: true }, take: NAMED }),
+    db.identityVerification.findMany({
+      where: { documents: { array_contains: [{ file_id: fileId }] }, state: { not: 'canceled' }, booking: { state: { notIn: [...OVER_BOOKING_STATES] } } },
+      select: { id: true, bookingId: true },
+      take: NAMED,
+    }),
     db.insurance.findMany({ where: { documentFileIds: { has: fileId } }, select: { id: true, bookingId: true }, take: NAMED }),
     db.evidence.findMany({
       where: {

@@ -6,7 +6,7 @@ export const FileErrors = errorCatalogue('file', {
     type: 'conflict',
     code: 'file_in_use',
     description:
-      'The file is still used, so it cannot be deleted: it is the document of an agreement pending signature or signed (void it first), a document of an identity verification or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. The message names the users ("used by agreement agr_... of booking bk_..."); `used_by` lists their ids.',
+      'The file is still used, so it cannot be deleted: it is the document of an agreement pending signature or signed (void it first), a document of an identity verification (until its booking is completed, canceled or refunded) or of an insurance submission, or evidence of an open dispute or of a charge not yet collected or waived. The message names the users ("used by agreement agr_... of booking bk_..."); `used_by` lists their ids.',
     details: ['used_by'],
     build: (fileId: string, usedBy: readonly { id: string; words: string }[]) => ({
       message: `File ${fileId} cannot be deleted: it is used by ${usedBy.map((u) => u.words).join(', ')}.`,
