@@ -1409,7 +1409,7 @@ export interface paths {
         };
         /**
          * Fleet utilization by period
-         * @description Per bucket, the fleet's booked vehicle-hours over its available vehicle-hours: a vehicle is available from its creation unless archived; a booking occupies its vehicle from start_at to end_at unless canceled or refunded, counted within the bucket only. `format=csv` or `Accept: text/csv` answers CSV.
+         * @description Per bucket, the fleet's booked vehicle-hours over its available vehicle-hours, and the same per vehicle over the whole period (`by_vehicle`): a vehicle is available from its creation until it is archived (an archived vehicle still counts in the buckets before that); a booking occupies its vehicle from start_at to end_at unless canceled or refunded, counted within the bucket only. `format=csv` or `Accept: text/csv` answers CSV (the buckets).
          */
         get: operations["utilizationReport"];
         put?: never;
@@ -1475,7 +1475,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a team member
-         * @description Invites someone by email with a role (default viewer) and optionally extra permissions (invitation.created). The answer alone carries `accept_url`: a one-time link, valid 7 days, that the invitee POSTs to with their `name` (no API key needed) to become a member. Inviting an email with an invitation still pending replaces it; an email that is already a member is 409. A member cannot grant more than it has, and only an owner may invite an owner.
+         * @description Invites someone by email with a role (default viewer) and optionally extra permissions (invitation.created), and emails them the link. The answer alone carries `accept_url`: a one-time link, valid 7 days (by the sandbox clock for a test key), that the invitee POSTs to with their `name` (no API key needed) to become a member; the email carries it too. Inviting an email with an invitation still pending replaces it; an email that is already a member is 409. A member cannot grant more than it has, and only an owner may invite an owner.
          */
         post: operations["inviteTeamMember"];
         delete?: never;
@@ -1615,7 +1615,7 @@ export interface paths {
         put?: never;
         /**
          * Add a domain
-         * @description Adds a custom hostname for the business's website (domain.created), pending until verified: GET /v1/domains/{domain_id}/verification lists the DNS records to create, POST /v1/domains/{domain_id}/verify checks them. A hostname the business already added is 409 domain_exists.
+         * @description Adds a custom hostname for the business's website (domain.created), pending until verified. The answer lists the DNS records to create (`records`, as GET /v1/domains/{domain_id}/verification does); POST /v1/domains/{domain_id}/verify checks them. A hostname the business already added is 409 domain_exists.
          */
         post: operations["addDomain"];
         delete?: never;
@@ -2171,7 +2171,7 @@ export interface paths {
         put?: never;
         /**
          * Delete the business's sandbox data
-         * @description Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, ...) and sets the sandbox clock back to real time, so a scenario can be repeated; API keys, team and webhook endpoints stay.
+         * @description Sandbox: deletes this business's test data (bookings, vehicles, customers, files, events, the website and its branding, ...) and sets the sandbox clock back to real time, so a scenario can be repeated; API keys, team and webhook endpoints stay.
          */
         post: operations["testReset"];
         delete?: never;
@@ -4526,7 +4526,7 @@ export interface components {
             /** @description The environment of the key that invited. */
             livemode: boolean;
             /**
-             * @description pending until accepted, revoked or 7 days old (expired).
+             * @description pending until accepted, revoked or 7 days old (expired), by the clock of the environment that invited (the sandbox clock for a test key's).
              * @enum {string}
              */
             state: "pending" | "accepted" | "revoked" | "expired";
@@ -4739,6 +4739,16 @@ export interface components {
             created_at: string;
             /** @description States the domain can move to now. */
             next_states: ("pending_verification" | "verified")[];
+            /** @description The DNS records to create at the domain's DNS provider (and keep), as its verification read lists them. */
+            records: components["schemas"]["DnsRecord"][];
+        };
+        /** @description A DNS record to create at the domain's DNS provider. */
+        DnsRecord: {
+            /** @description TXT or CNAME. */
+            type: string;
+            name: string;
+            value: string;
+            purpose: string;
         };
         AddDomainInput: {
             /** @description The custom hostname (www.example.com); stored lower case. */
@@ -4751,14 +4761,6 @@ export interface components {
             /** @enum {string} */
             state: "pending_verification" | "verified";
             records: components["schemas"]["DnsRecord"][];
-        };
-        /** @description A DNS record to create at the domain's DNS provider. */
-        DnsRecord: {
-            /** @description TXT or CNAME. */
-            type: string;
-            name: string;
-            value: string;
-            purpose: string;
         };
         /** @description The customer-facing website's configuration, per environment. */
         Website: {
@@ -6061,6 +6063,22 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
+        /** @description A custom hostname for the business's website, verified through DNS. As events carry it: without `records`. */
+        DomainEventObject: {
+            /** @constant */
+            object: "domain";
+            id: string;
+            livemode: boolean;
+            /** @description The custom hostname, lower case (www.example.com). */
+            hostname: string;
+            /** @enum {string} */
+            state: "pending_verification" | "verified";
+            verified_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description States the domain can move to now. */
+            next_states: ("pending_verification" | "verified")[];
+        };
         /** @description The `domain.created` event. A custom domain was added; it awaits DNS verification. */
         DomainCreatedEvent: {
             /** @description The event id (evt_...); also the webhook-id header. */
@@ -6080,7 +6098,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The domain as the REST API shows it, after the change. */
-                object: components["schemas"]["Domain"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["DomainEventObject"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -6103,7 +6121,7 @@ export interface components {
             livemode: boolean;
             data: {
                 /** @description The domain as the REST API shows it, after the change. */
-                object: components["schemas"]["Domain"] | components["schemas"]["TestWebhookObject"];
+                object: components["schemas"]["DomainEventObject"] | components["schemas"]["TestWebhookObject"];
             };
             request: components["schemas"]["EventRequest"];
         };
@@ -15932,17 +15950,17 @@ export interface operations {
     };
     revenueReport: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset.
+                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset. By default 30 days of `timezone` before `to`.
                  * @example 2026-03-01T00:00:00Z
                  */
-                from: string;
+                from?: string;
                 /**
-                 * @description End of the period (exclusive), after `from` and at most 400 days from it.
+                 * @description End of the period (exclusive), after `from` and at most 400 days from it. By default the end of today: the next midnight of `timezone`, by the sandbox clock for a test key.
                  * @example 2026-04-01T00:00:00Z
                  */
-                to: string;
+                to?: string;
                 /**
                  * @description Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight of `timezone`.
                  * @example week
@@ -15971,6 +15989,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "report",
+                     *       "type": "revenue",
+                     *       "from": "2026-03-01T00:00:00.000Z",
+                     *       "to": "2026-04-01T00:00:00.000Z",
+                     *       "group_by": "month",
+                     *       "timezone": "UTC",
+                     *       "currency": "usd",
+                     *       "rows": [
+                     *         {
+                     *           "period_start": "2026-03-01T00:00:00.000Z",
+                     *           "period_end": "2026-04-01T00:00:00.000Z",
+                     *           "gross_cents": 50000,
+                     *           "refunds_cents": 2500,
+                     *           "net_cents": 47500,
+                     *           "payments_cents": 24500,
+                     *           "charges_cents": 17500,
+                     *           "deposit_captures_cents": 8000,
+                     *           "charges_mileage_cents": 17500,
+                     *           "charges_damage_cents": 8000,
+                     *           "charges_fuel_cents": 0,
+                     *           "charges_late_return_cents": 0,
+                     *           "charges_cleaning_cents": 0,
+                     *           "charges_toll_cents": 0,
+                     *           "charges_other_cents": 0
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "gross_cents": 50000,
+                     *         "refunds_cents": 2500,
+                     *         "net_cents": 47500,
+                     *         "payments_cents": 24500,
+                     *         "charges_cents": 17500,
+                     *         "deposit_captures_cents": 8000,
+                     *         "charges_mileage_cents": 17500,
+                     *         "charges_damage_cents": 8000,
+                     *         "charges_fuel_cents": 0,
+                     *         "charges_late_return_cents": 0,
+                     *         "charges_cleaning_cents": 0,
+                     *         "charges_toll_cents": 0,
+                     *         "charges_other_cents": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "report";
@@ -16064,6 +16127,10 @@ export interface operations {
                             charges_other_cents: number;
                         };
                     };
+                    /**
+                     * @example period_start,period_end,gross_cents,refunds_cents,net_cents,payments_cents,charges_cents,deposit_captures_cents,charges_mileage_cents,charges_damage_cents,charges_fuel_cents,charges_late_return_cents,charges_cleaning_cents,charges_toll_cents,charges_other_cents
+                     *     2026-03-01T00:00:00.000Z,2026-04-01T00:00:00.000Z,50000,2500,47500,24500,17500,8000,17500,8000,0,0,0,0,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -16085,7 +16152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            /** @description `parameter_invalid`, `parameter_unknown` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16127,17 +16194,17 @@ export interface operations {
     };
     bookingsReport: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset.
+                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset. By default 30 days of `timezone` before `to`.
                  * @example 2026-03-01T00:00:00Z
                  */
-                from: string;
+                from?: string;
                 /**
-                 * @description End of the period (exclusive), after `from` and at most 400 days from it.
+                 * @description End of the period (exclusive), after `from` and at most 400 days from it. By default the end of today: the next midnight of `timezone`, by the sandbox clock for a test key.
                  * @example 2026-04-01T00:00:00Z
                  */
-                to: string;
+                to?: string;
                 /**
                  * @description Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight of `timezone`.
                  * @example week
@@ -16166,6 +16233,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "report",
+                     *       "type": "bookings",
+                     *       "from": "2026-03-01T00:00:00.000Z",
+                     *       "to": "2026-04-01T00:00:00.000Z",
+                     *       "group_by": "month",
+                     *       "timezone": "UTC",
+                     *       "currency": "usd",
+                     *       "rows": [
+                     *         {
+                     *           "period_start": "2026-03-01T00:00:00.000Z",
+                     *           "period_end": "2026-04-01T00:00:00.000Z",
+                     *           "created": 3,
+                     *           "paid": 2,
+                     *           "canceled": 1,
+                     *           "completed": 1,
+                     *           "average_rental_days": 2.5,
+                     *           "booking_value_cents": 24500
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "created": 3,
+                     *         "paid": 2,
+                     *         "canceled": 1,
+                     *         "completed": 1,
+                     *         "average_rental_days": 2.5,
+                     *         "booking_value_cents": 24500
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "report";
@@ -16231,6 +16329,10 @@ export interface operations {
                             booking_value_cents: number;
                         };
                     };
+                    /**
+                     * @example period_start,period_end,created,paid,canceled,completed,average_rental_days,booking_value_cents
+                     *     2026-03-01T00:00:00.000Z,2026-04-01T00:00:00.000Z,3,2,1,1,2.5,24500
+                     */
                     "text/csv": string;
                 };
             };
@@ -16252,7 +16354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            /** @description `parameter_invalid`, `parameter_unknown` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16294,17 +16396,17 @@ export interface operations {
     };
     utilizationReport: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset.
+                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset. By default 30 days of `timezone` before `to`.
                  * @example 2026-03-01T00:00:00Z
                  */
-                from: string;
+                from?: string;
                 /**
-                 * @description End of the period (exclusive), after `from` and at most 400 days from it.
+                 * @description End of the period (exclusive), after `from` and at most 400 days from it. By default the end of today: the next midnight of `timezone`, by the sandbox clock for a test key.
                  * @example 2026-04-01T00:00:00Z
                  */
-                to: string;
+                to?: string;
                 /**
                  * @description Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight of `timezone`.
                  * @example week
@@ -16333,6 +16435,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "report",
+                     *       "type": "utilization",
+                     *       "from": "2026-03-01T00:00:00.000Z",
+                     *       "to": "2026-04-01T00:00:00.000Z",
+                     *       "group_by": "month",
+                     *       "timezone": "UTC",
+                     *       "currency": "usd",
+                     *       "rows": [
+                     *         {
+                     *           "period_start": "2026-03-01T00:00:00.000Z",
+                     *           "period_end": "2026-04-01T00:00:00.000Z",
+                     *           "vehicles": 2,
+                     *           "available_vehicle_hours": 1488,
+                     *           "booked_vehicle_hours": 156,
+                     *           "utilization": 0.1048
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "vehicles": 2,
+                     *         "available_vehicle_hours": 1488,
+                     *         "booked_vehicle_hours": 156,
+                     *         "utilization": 0.1048
+                     *       },
+                     *       "by_vehicle": [
+                     *         {
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "name": "Blue Civic",
+                     *           "archived_at": null,
+                     *           "available_vehicle_hours": 744,
+                     *           "booked_vehicle_hours": 84,
+                     *           "utilization": 0.1129
+                     *         },
+                     *         {
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "name": "White Transit",
+                     *           "archived_at": null,
+                     *           "available_vehicle_hours": 744,
+                     *           "booked_vehicle_hours": 72,
+                     *           "utilization": 0.0968
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "report";
@@ -16369,27 +16516,44 @@ export interface operations {
                              * @description End of the bucket.
                              */
                             period_end: string;
-                            /** @description Vehicles available at some time in the bucket (not archived, created before its end). */
+                            /** @description Vehicles in the fleet at some time in the bucket (created before its end, not archived before its start). */
                             vehicles: number;
-                            /** @description Hours each of those vehicles existed in the bucket, summed. */
+                            /** @description Hours each of those vehicles was in the fleet within the bucket (from its creation until it was archived, if it was), summed. */
                             available_vehicle_hours: number | null;
-                            /** @description Hours of those vehicles' bookings (every state but canceled and refunded) within the bucket, summed. */
+                            /** @description Hours of those vehicles' bookings (every state but canceled and refunded) within those hours, summed. */
                             booked_vehicle_hours: number | null;
                             /** @description booked_vehicle_hours / available_vehicle_hours (null when nothing was available). */
                             utilization: number | null;
                         }[];
                         /** @description The figures over the whole period. */
                         totals: {
-                            /** @description Vehicles available at some time in the bucket (not archived, created before its end). */
+                            /** @description Vehicles in the fleet at some time in the bucket (created before its end, not archived before its start). */
                             vehicles: number;
-                            /** @description Hours each of those vehicles existed in the bucket, summed. */
+                            /** @description Hours each of those vehicles was in the fleet within the bucket (from its creation until it was archived, if it was), summed. */
                             available_vehicle_hours: number | null;
-                            /** @description Hours of those vehicles' bookings (every state but canceled and refunded) within the bucket, summed. */
+                            /** @description Hours of those vehicles' bookings (every state but canceled and refunded) within those hours, summed. */
                             booked_vehicle_hours: number | null;
                             /** @description booked_vehicle_hours / available_vehicle_hours (null when nothing was available). */
                             utilization: number | null;
                         };
+                        /** @description Each vehicle in the fleet at some time of the period (an archived one included, for the time before it was archived), with its figures over the whole period; by vehicle id. */
+                        by_vehicle: {
+                            /** @description The vehicle (veh_...). */
+                            vehicle_id: string;
+                            name: string;
+                            archived_at: string | null;
+                            /** @description Hours the vehicle was in the fleet (from its creation until it was archived, if it was) within the period. */
+                            available_vehicle_hours: number | null;
+                            /** @description Hours of the vehicle's bookings (every state but canceled and refunded) within those. */
+                            booked_vehicle_hours: number | null;
+                            /** @description booked_vehicle_hours / available_vehicle_hours (null when the vehicle was in the fleet for no time). */
+                            utilization: number | null;
+                        }[];
                     };
+                    /**
+                     * @example period_start,period_end,vehicles,available_vehicle_hours,booked_vehicle_hours,utilization
+                     *     2026-03-01T00:00:00.000Z,2026-04-01T00:00:00.000Z,2,1488,156,0.1048
+                     */
                     "text/csv": string;
                 };
             };
@@ -16411,7 +16575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            /** @description `parameter_invalid`, `parameter_unknown` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16453,17 +16617,17 @@ export interface operations {
     };
     disputesReport: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset.
+                 * @description Start of the period (inclusive), ISO 8601 with a UTC offset. By default 30 days of `timezone` before `to`.
                  * @example 2026-03-01T00:00:00Z
                  */
-                from: string;
+                from?: string;
                 /**
-                 * @description End of the period (exclusive), after `from` and at most 400 days from it.
+                 * @description End of the period (exclusive), after `from` and at most 400 days from it. By default the end of today: the next midnight of `timezone`, by the sandbox clock for a test key.
                  * @example 2026-04-01T00:00:00Z
                  */
-                to: string;
+                to?: string;
                 /**
                  * @description Bucket size: day (the default), week (starting Monday) or month; boundaries at midnight of `timezone`.
                  * @example week
@@ -16492,6 +16656,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "report",
+                     *       "type": "disputes",
+                     *       "from": "2026-03-01T00:00:00.000Z",
+                     *       "to": "2026-04-01T00:00:00.000Z",
+                     *       "group_by": "month",
+                     *       "timezone": "UTC",
+                     *       "currency": "usd",
+                     *       "rows": [
+                     *         {
+                     *           "period_start": "2026-03-01T00:00:00.000Z",
+                     *           "period_end": "2026-04-01T00:00:00.000Z",
+                     *           "opened": 2,
+                     *           "approved": 1,
+                     *           "closed": 0,
+                     *           "disputed_cents": 20500,
+                     *           "approved_cents": 17500
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "opened": 2,
+                     *         "approved": 1,
+                     *         "closed": 0,
+                     *         "disputed_cents": 20500,
+                     *         "approved_cents": 17500
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "report";
@@ -16553,6 +16746,10 @@ export interface operations {
                             approved_cents: number;
                         };
                     };
+                    /**
+                     * @example period_start,period_end,opened,approved,closed,disputed_cents,approved_cents
+                     *     2026-03-01T00:00:00.000Z,2026-04-01T00:00:00.000Z,2,1,0,20500,17500
+                     */
                     "text/csv": string;
                 };
             };
@@ -16574,7 +16771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            /** @description `parameter_invalid`, `parameter_unknown` */
             422: {
                 headers: {
                     [name: string]: unknown;
