@@ -7,7 +7,6 @@ import { addTeamMember } from '../platform/team-members.ts';
 import { createSignInLink, signInUrl } from '../ops/sessions.ts';
 import { TeamRole } from '../generated/prisma/enums.ts';
 import { DomainError } from '../domain/shared/errors.ts';
-import { tenantDbFactory } from '../db/tenant-db.ts';
 import { exportAuditRecords, ExportFileExistsError } from '../platform/audit-export.ts';
 
 /** Bad arguments: the CLI prints the message (a line or two, no stack) and exits 2. */
@@ -343,6 +342,8 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const before = options.before === undefined ? undefined : parseTime('before', options.before, usage);
       const file = options.out!;
       try {
+        // Loaded here: the tenant scope loads Prisma's runtime, which help and bad arguments need not wait for.
+        const { tenantDbFactory } = await import('../db/tenant-db.ts');
         const records = await exportAuditRecords(tenantDbFactory(prisma)({ businessId, livemode: mode === 'live' }), { since, before }, file);
         return { file, business: businessId, mode, records, since: since?.toISOString() ?? 'the oldest', before: before?.toISOString() ?? 'now' };
       } catch (err) {
