@@ -20,7 +20,7 @@ describe('chaos: crash consistency under load (PostgreSQL, Redis, several proces
       redisKills: 1,
       postgresRestarts: 1,
       opDeadlineMs: 20_000,
-      settleMs: 20_000,
+      settleMs: 45_000,
     });
     const report = await runChaos(options);
     expect(report.failed, report.summary).toEqual([]);

@@ -129,6 +129,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_POLL_MS: '500',
       IDEMPOTENCY_LEASE_MS: String(o.idempotencyLeaseMs),
+      // The money sweep settles what a killed process left within the settling time, not minutes
+      // later (the sandbox's calls answer at once, so a few seconds is past any call in flight).
+      HOLD_SWEEP_MS: '1000',
+      PROCESSOR_SWEEP_AFTER_MS: '5000',
     };
     const [apiRuntime, workerRuntime] = await Promise.all([npmScriptRuntime('start'), npmScriptRuntime('worker')]);
     const apis: ServiceProcess[] = [];
