@@ -4,6 +4,7 @@ import { ALL_PERMISSIONS, ROLE_PERMISSIONS } from '../src/domain/access/permissi
 import { createApiKey } from '../src/platform/api-keys.ts';
 import { addTeamMember } from '../src/platform/team-members.ts';
 import { request as httpRequest } from 'node:http';
+import { parseTrustProxy } from '../src/http/client-address.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { startLoopbackSmtp, type LoopbackSmtp } from './support/smtp-server.ts';
@@ -365,5 +366,24 @@ describe.each(ENGINES)('invitation links on %s', (engine) => {
     expect(accepted.status).toBe(201);
     expect(accepted.headers['ratelimit-remaining']).toBe('1');
     expect((await restClient(t.baseUrl, t.business.test_secret_key).get(`/v1/team/invitations/${first.id}`)).body.state).toBe('pending');
+  });
+
+  it('behind a trusted proxy counts each client by the address the proxy names, not the proxy’s own', async () => {
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+    const proxied = await startTestApp(engine, { invitationAcceptLimit: 2, trustProxy: parseTrustProxy('loopback') });
+    try {
+      const api = restClient(proxied.baseUrl, proxied.business.test_secret_key);
+      const links: URL[] = [];
+      for (let i = 0; i < 3; i++) links.push(new URL((await api.post('/v1/team/invitations', { email: invitee(), role: 'viewer' })).body.accept_url));
+      const from = (client: string, link: URL, name: string) => restClient(proxied.baseUrl, null).post(link.pathname + link.search, { name }, { 'x-forwarded-for': client });
+      // One client behind the proxy uses up its two tries; another, through the same proxy, still gets in
+      expect((await from('203.0.113.7', links[0], 'First')).status).toBe(201);
+      expect((await from('203.0.113.7', links[1], 'Second')).status).toBe(201);
+      expect((await from('203.0.113.7', links[2], 'Third')).body.error).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('from this address') });
+      expect((await from('198.51.100.9', links[2], 'Other Client')).status).toBe(201);
+    } finally {
+      await proxied.close();
+    }
   });
 });

@@ -6,18 +6,20 @@ import { EdgeErrors } from '../../edge.errors.ts';
 import { jsonObjectBody } from '../../input-safety.ts';
 import { rateLimitHeaders, type RateDecision, type RateLimiter } from '../../rate-limit.ts';
 import { jsonAnswer, type EdgeContext, type EdgeStep } from '../runner.ts';
+import { clientOf } from './client.ts';
 
 const LINK = /^\/v1\/team\/invitations\/(inv_[0-9a-z]{1,60})\/accept$/;
 const MINUTE_MS = 60_000;
 
 /**
  * An accept link answers no key, so the per-key limit cannot hold it: its uses are counted a
- * minute at a time, per client address (one client trying many links) and per invitation (one
- * link tried from many addresses), in the service's limiter (shared through Redis when set).
+ * minute at a time, per client address (one client trying many links; behind a trusted proxy,
+ * the address it names: TRUST_PROXY) and per invitation (one link tried from many addresses),
+ * in the service's limiter (shared through Redis when set).
  */
 async function limitUses(ctx: EdgeContext, limiter: RateLimiter, limit: number, invitationId: string): Promise<void> {
   const counts: [RateDecision, string][] = [
-    [await limiter.hit(`invitation-accept:address:${ctx.request.remoteAddress ?? 'unknown'}`, limit, MINUTE_MS), 'from this address'],
+    [await limiter.hit(`invitation-accept:address:${clientOf(ctx).address ?? 'unknown'}`, limit, MINUTE_MS), 'from this address'],
     [await limiter.hit(`invitation-accept:invitation:${invitationId}`, limit, MINUTE_MS), 'for this invitation'],
   ];
   const [decision, per] = counts.find(([d]) => !d.allowed) ?? counts.reduce((a, b) => (b[0].remaining < a[0].remaining ? b : a));
