@@ -48,13 +48,10 @@ async function main() {
     idempotencySweepMs: config.holdSweepMs > 0 ? 600_000 : 0,
     retention: config.retention,
   });
-  if (probes) log.info({ url: probes.url }, 'worker health and metrics served');
-  log.info('webhook worker delivering from PostgreSQL');
   // The worker's timers are unref'd and its sockets are the database's: while PostgreSQL
   // restarts nothing else holds the process, which would exit 0 and stop delivering. It lives
   // until it is told to stop.
   const alive = setInterval(() => {}, 2 ** 31 - 1);
-  keepCompiledCode();
   const stop = async () => {
     clearInterval(alive);
     await probes?.close();
@@ -63,8 +60,12 @@ async function main() {
     await db.close();
     process.exit(0);
   };
+  // Before the lines that say it runs: a supervisor may stop it as soon as it reads them.
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  if (probes) log.info({ url: probes.url }, 'worker health and metrics served');
+  log.info('webhook worker delivering from PostgreSQL');
+  keepCompiledCode();
 }
 
 main().catch((err) => {
