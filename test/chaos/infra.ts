@@ -3,15 +3,13 @@
 // processes (the built API, `npm start`'s entry, and the separate worker, `npm run worker`'s),
 // each of which the harness kills with SIGKILL and starts again. The machine's shared
 // PostgreSQL (5432) and Redis (6379) are never touched.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { startPrivatePostgres as startPrivateCluster, type PrivatePostgres } from '../support/private-postgres.ts';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
-const PG_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Cleanups that must run even when the harness is stopped abruptly (a test timeout, Ctrl-C). */
@@ -28,77 +26,12 @@ function onExit(cleanup: () => void): () => void {
 
 // ---------------------------------------------------------------------------- PostgreSQL
 
-/** initdb refuses root: as root, the cluster belongs to the postgres user and its tools run as that user. */
-const asRoot = process.getuid?.() === 0;
-function pgCommand(tool: string, args: string[]): [string, string[]] {
-  const bin = path.join(PG_BIN, tool);
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
-}
-function runPg(tool: string, args: string[], timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
-  const [cmd, argv] = pgCommand(tool, args);
-  return new Promise((resolve) => {
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+export type { PrivatePostgres };
 
-export interface PrivatePostgres {
-  port: number;
-  /** postgresql://postgres@127.0.0.1:<port>/chaos */
-  url: string;
-  /** `pg_ctl restart -m immediate`: every backend dies at once, as in a crash; resolves when it accepts connections again. */
-  restartImmediate(): Promise<{ downMs: number }>;
-  stop(): Promise<void>;
-  logTail(): Promise<string>;
-}
-
+/** The test's own cluster (test/support/private-postgres.ts), sized for every process's pool and the harness. */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'chaos-pg-'));
-  if (asRoot) {
-    const pw = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    chownSync(dir, Number(pw.stdout), Number(gid.stdout));
-  }
-  const data = path.join(dir, 'data');
-  const logFile = path.join(dir, 'server.log');
-  const port = await freePort();
-  const removeCleanup = onExit(() => {
-    const [cmd, argv] = pgCommand('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-    spawnSync(cmd, argv, { stdio: 'ignore' });
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const init = await runPg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  if (init.code !== 0) throw new Error(`initdb failed (${init.code}):\n${init.output}`);
-  // Enough connections for every process's pool (DATABASE_POOL_SIZE each) and the harness;
-  // the socket directory is ours too, so nothing in /var/run/postgresql is used.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB`;
-  const started = await runPg('pg_ctl', ['-D', data, '-l', logFile, '-o', options, '-w', '-t', '60', 'start']);
-  if (started.code !== 0) throw new Error(`pg_ctl start failed (${started.code}):\n${started.output}\n${await readFile(logFile, 'utf8').catch(() => '')}`);
-  const created = await runPg('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'chaos']);
-  if (created.code !== 0) throw new Error(`createdb failed:\n${created.output}`);
-  return {
-    port,
-    url: `postgresql://postgres@127.0.0.1:${port}/chaos`,
-    async restartImmediate() {
-      const begun = Date.now();
-      const res = await runPg('pg_ctl', ['-D', data, '-l', logFile, '-m', 'immediate', '-w', '-t', '60', 'restart']);
-      if (res.code !== 0) throw new Error(`pg_ctl restart failed (${res.code}):\n${res.output}`);
-      return { downMs: Date.now() - begun };
-    },
-    async stop() {
-      await runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      rmSync(dir, { recursive: true, force: true });
-      removeCleanup();
-    },
-    logTail: async () => (await readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-40).join('\n'),
-  };
+  const cluster = await startPrivateCluster({ database: 'chaos', settings: '-c max_connections=200 -c shared_buffers=32MB' });
+  return { ...cluster, stop: () => cluster.destroy() };
 }
 
 // ---------------------------------------------------------------------------- Redis

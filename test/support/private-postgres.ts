@@ -30,18 +30,24 @@ function run(tool: string, args: string[]): Promise<{ code: number | null; outpu
 }
 
 export interface PrivatePostgres {
-  /** postgresql://postgres@127.0.0.1:<port>/app */
+  port: number;
+  /** postgresql://postgres@127.0.0.1:<port>/<database> */
   url: string;
   /** `pg_ctl stop -m fast`: sessions are ended (57P01), then nothing listens on the port. */
   stop(): Promise<void>;
   start(): Promise<void>;
   /** `pg_ctl restart -m fast`. */
   restart(): Promise<void>;
+  /** `pg_ctl restart -m immediate`: every backend dies at once, as in a crash; resolves when it accepts connections again. */
+  restartImmediate(): Promise<{ downMs: number }>;
+  /** The server log's last 40 lines. */
+  logTail(): Promise<string>;
   /** Stop the cluster and remove its directory. */
   destroy(): Promise<void>;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(options: { database?: string; settings?: string } = {}): Promise<PrivatePostgres> {
+  const database = options.database ?? 'app';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rental-pg-'));
   if (asRoot) {
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout);
@@ -51,7 +57,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const data = path.join(dir, 'data');
   const logFile = path.join(dir, 'server.log');
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ${options.settings ?? ''}`;
   // A test that dies still stops its server.
   const kill = () => spawnSync(...command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']), { stdio: 'ignore' });
   process.once('exit', kill);
@@ -60,15 +66,22 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const { code, output } = await run(tool, args);
     if (code !== 0) throw new Error(`${tool} failed (${code}):\n${output}\n${await readFile(logFile, 'utf8').catch(() => '')}`);
   };
-  const pgCtl = (action: string) => must('pg_ctl', ['-D', data, '-l', logFile, '-o', options, '-m', 'fast', '-w', '-t', '60', action]);
+  const pgCtl = (action: string, mode = 'fast') => must('pg_ctl', ['-D', data, '-l', logFile, '-o', serverOptions, '-m', mode, '-w', '-t', '60', action]);
   await must('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   await pgCtl('start');
-  await must('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'app']);
+  await must('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database]);
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/app`,
+    port,
+    url: `postgresql://postgres@127.0.0.1:${port}/${database}`,
     stop: () => pgCtl('stop'),
     start: () => pgCtl('start'),
     restart: () => pgCtl('restart'),
+    async restartImmediate() {
+      const begun = Date.now();
+      await pgCtl('restart', 'immediate');
+      return { downMs: Date.now() - begun };
+    },
+    logTail: async () => (await readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-40).join('\n'),
     async destroy() {
       kill();
       process.removeListener('exit', kill);
