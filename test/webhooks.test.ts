@@ -114,6 +114,31 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     }
   });
 
+  it('answers 404 when retention deletes the message between the read of its attempt and the resend', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await api.post('/v1/developers/webhooks', { url: receiver.url, enabled_events: ['booking.created'] });
+      const booking = await createBooking(api, (await createVehicle(api)).id);
+      await receiver.waitFor((all) => all.some((r) => r.json?.data?.object?.id === booking.id));
+      await t.app.worker!.drain();
+      const attempt = (await api.get(`/v1/developers/webhooks/${endpoint.body.id}/deliveries`)).body.data[0];
+      // The race, made certain: the attempt is still there to read, the message it belongs to
+      // is gone by the time the resend writes (a trigger skips the write, as a delete would).
+      await t.db.prisma.$executeRawUnsafe(`CREATE FUNCTION skip_message_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`);
+      await t.db.prisma.$executeRawUnsafe(`CREATE TRIGGER skip_message_update BEFORE UPDATE ON "WebhookMessage" FOR EACH ROW EXECUTE FUNCTION skip_message_update()`);
+      try {
+        const resend = await api.post(`/v1/developers/webhooks/${endpoint.body.id}/deliveries/${attempt.id}/retry`);
+        expect(resend.status).toBe(404);
+        expect(resend.body.error).toMatchObject({ code: 'resource_missing', message: `No such webhook delivery: '${attempt.id}'` });
+      } finally {
+        await t.db.prisma.$executeRawUnsafe(`DROP TRIGGER skip_message_update ON "WebhookMessage"`);
+        await t.db.prisma.$executeRawUnsafe(`DROP FUNCTION skip_message_update()`);
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('sends a test webhook to one sandbox endpoint only, recorded like any other', async () => {
     const receiver = await startReceiver();
     const other = await startReceiver();
