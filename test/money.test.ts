@@ -85,7 +85,7 @@ describe.each(ENGINES)('money on %s', (engine) => {
     const list = await api.get(`/v1/bookings/${booking.id}/transactions`);
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([
-      { object: 'transaction', id: expect.stringMatching(/^txn_/), livemode: false, booking_id: booking.id, charge_id: null, type: 'payment', status: 'succeeded', amount_cents: booking.total_cents, currency: 'usd', reason: null, created_at: expect.any(String) },
+      { object: 'transaction', id: expect.stringMatching(/^txn_/), livemode: false, booking_id: booking.id, charge_id: null, refunded_transaction_id: null, type: 'payment', status: 'succeeded', amount_cents: booking.total_cents, currency: 'usd', reason: null, created_at: expect.any(String) },
     ]);
     const payment = (await api.get(`/v1/bookings/${booking.id}/payment`)).body;
     expect(payment).toMatchObject({ state: 'succeeded', amount_cents: booking.total_cents });
