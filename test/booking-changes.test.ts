@@ -19,7 +19,8 @@ const DAY = 86_400_000;
 /** The sandbox's processor with off-session charges a test can make decline or go unanswered; it keeps the keys it was sent. */
 function scriptedProcessor() {
   const sandbox = sandboxProcessor();
-  const script: { chargeOffSession?: 'declined' | 'unreachable' } = {};
+  /** `refundOf`: the processor payment whose refunds go unanswered. */
+  const script: { chargeOffSession?: 'declined' | 'unreachable'; refundOf?: string } = {};
   const charges: { idempotencyKey: string; amountCents: number }[] = [];
   /** Every refund asked for: which processor payment it gives back, and how much. */
   const refunds: { processorPaymentId: string; amountCents: number; idempotencyKey: string }[] = [];
@@ -28,6 +29,7 @@ function scriptedProcessor() {
     name: 'scripted-sandbox',
     async refund(request) {
       refunds.push({ processorPaymentId: request.processorPaymentId, amountCents: request.amountCents, idempotencyKey: request.idempotencyKey });
+      if (script.refundOf === request.processorPaymentId) throw new Error('connect ETIMEDOUT');
       return sandbox.refund(request);
     },
     async chargeOffSession(request) {
@@ -329,6 +331,25 @@ describe.each(ENGINES)('booking changes on %s', (engine) => {
         const nodes = listed.data.bookingTransactions.edges.map((e: any) => e.node);
         expect(nodes.filter((n: any) => n.type === 'refund' && n.refundedTransactionId === extension.id).map((n: any) => n.amountCents)).toEqual([4900]);
       }
+    });
+
+    it("an extension's refund the processor fails is a failed refund transaction and leaves the payment's refund as it was", async () => {
+      const { booking } = await paidBooking();
+      expect((await api.post(`/v1/bookings/${booking.id}/extend`, { end_at: new Date(new Date(booking.end_at).getTime() + DAY).toISOString() })).status).toBe(200);
+      const extension = (await transactions(booking.id)).find((x) => x.type === 'extension')!;
+      scripted.script.refundOf = await scripted.chargeIdOf(scripted.charges.filter((c) => c.idempotencyKey.includes(booking.id)).at(-1)!.idempotencyKey);
+      try {
+        const res = await api.post(`/v1/bookings/${booking.id}/cancel`);
+        expect(res.status).toBe(200);
+        expect(res.body.state).toBe('refunded');
+      } finally {
+        delete scripted.script.refundOf;
+      }
+      const refunds = (await transactions(booking.id)).filter((x) => x.type === 'refund');
+      expect(refunds.map((x) => [x.refunded_transaction_id, x.amount_cents, x.status]).sort()).toEqual([[extension.id, extension.amount_cents, 'failed'], [null, booking.total_cents, 'succeeded']].sort());
+      expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'refunded', amount_refunded_cents: booking.total_cents });
+      expect(await eventTypes(booking.id)).not.toContain('payment.refund_failed');
+      await reconciled(booking.id);
     });
 
     it("a late cancellation gives back the extension's charge by the same late percentage as the payment", async () => {
