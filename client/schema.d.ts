@@ -6527,6 +6527,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "vehicle",
+                     *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Toyota Corolla",
+                     *           "make": null,
+                     *           "model": null,
+                     *           "year": null,
+                     *           "status": "active",
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 200,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_daily_cents": 1500,
+                     *           "weekend_rate_cents": null,
+                     *           "weekend_days": [
+                     *             "saturday",
+                     *             "sunday"
+                     *           ],
+                     *           "seasonal_rates": [],
+                     *           "location": null,
+                     *           "delivery_options": [],
+                     *           "access_method": "in_person",
+                     *           "minimum_age": 21,
+                     *           "photos": [],
+                     *           "features": [],
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.357Z",
+                     *           "next_states": [
+                     *             "archived"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/vehicles"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -6629,6 +6671,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla",
+                     *       "make": null,
+                     *       "model": null,
+                     *       "year": null,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -6738,6 +6815,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla",
+                     *       "make": null,
+                     *       "model": null,
+                     *       "year": null,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -6852,6 +6964,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla",
+                     *       "make": null,
+                     *       "model": null,
+                     *       "year": null,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -6970,6 +7117,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla",
+                     *       "make": null,
+                     *       "model": null,
+                     *       "year": null,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -7099,6 +7281,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_availability",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "start_at": "2026-11-27T20:20:22.745Z",
+                     *       "end_at": "2027-11-27T20:20:22.745Z",
+                     *       "busy_periods": [
+                     *         {
+                     *           "start_at": "2027-02-22T20:00:00.000Z",
+                     *           "end_at": "2027-02-24T20:00:00.000Z",
+                     *           "reason": "hold"
+                     *         },
+                     *         {
+                     *           "start_at": "2027-02-27T20:00:00.000Z",
+                     *           "end_at": "2027-02-28T20:00:00.000Z",
+                     *           "reason": "booking"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAvailability"];
                 };
             };
@@ -7190,6 +7393,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_pricing",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 100,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "unlimited_miles_daily_cents": null,
+                     *       "deposit_cents": 0,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 0,
+                     *       "delivery_options": [
+                     *         {
+                     *           "name": "Airport delivery",
+                     *           "fee_cents": 3500,
+                     *           "description": "Terminal 1"
+                     *         },
+                     *         {
+                     *           "name": "Hotel drop-off",
+                     *           "fee_cents": 0,
+                     *           "description": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
@@ -7315,6 +7549,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_pricing",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 100,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "unlimited_miles_daily_cents": null,
+                     *       "deposit_cents": 0,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 0,
+                     *       "delivery_options": [
+                     *         {
+                     *           "name": "Airport delivery",
+                     *           "fee_cents": 3500,
+                     *           "description": "Terminal 1"
+                     *         },
+                     *         {
+                     *           "name": "Hotel drop-off",
+                     *           "fee_cents": 0,
+                     *           "description": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
@@ -7447,6 +7712,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "vehicle",
+                     *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Toyota Corolla",
+                     *           "make": null,
+                     *           "model": null,
+                     *           "year": null,
+                     *           "status": "active",
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 200,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_daily_cents": 1500,
+                     *           "weekend_rate_cents": null,
+                     *           "weekend_days": [
+                     *             "saturday",
+                     *             "sunday"
+                     *           ],
+                     *           "seasonal_rates": [],
+                     *           "location": null,
+                     *           "delivery_options": [],
+                     *           "access_method": "in_person",
+                     *           "minimum_age": 21,
+                     *           "photos": [],
+                     *           "features": [],
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.357Z",
+                     *           "next_states": [
+                     *             "archived"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/availability"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -7547,6 +7854,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "quote",
+                     *       "id": "qt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "start_at": "2028-02-29T10:00:00.000Z",
+                     *       "end_at": "2028-03-02T10:00:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "delivery_option": null,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "available": true,
+                     *       "expires_at": "2026-11-27T20:44:53.881Z",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:53.911Z",
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2028-02-29",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2028-03-01",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Quote"];
                 };
             };
@@ -7665,6 +8012,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "quote",
+                     *       "id": "qt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "start_at": "2028-02-29T10:00:00.000Z",
+                     *       "end_at": "2028-03-02T10:00:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "delivery_option": null,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "available": true,
+                     *       "expires_at": "2026-11-27T20:44:53.881Z",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:53.911Z",
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2028-02-29",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2028-03-01",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Quote"];
                 };
             };
@@ -7795,6 +8182,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "booking",
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "state": "pending_payment",
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "quote_id": null,
+                     *           "start_at": "2026-11-27T20:37:00.000Z",
+                     *           "end_at": "2026-11-29T20:37:00.000Z",
+                     *           "unlimited_miles": false,
+                     *           "days": 2,
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "rental_cents": 9800,
+                     *           "unlimited_miles_fee_cents": 0,
+                     *           "delivery_fee_cents": 0,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "total_cents": 9800,
+                     *           "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *           "canceled_at": null,
+                     *           "cancellation_reason": null,
+                     *           "mileage_out": null,
+                     *           "mileage_in": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.761Z",
+                     *           "gates": {
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "deposit": "pending",
+                     *             "insurance": "pending"
+                     *           },
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-11-27",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             },
+                     *             {
+                     *               "date": "2026-11-28",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             }
+                     *           ],
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/bookings"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -7903,6 +8355,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8021,6 +8531,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8130,6 +8698,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8263,6 +8889,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8397,7 +9081,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -8405,6 +9095,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "confirmed",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "satisfied",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "not_required"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "canceled",
+                     *         "problem"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8538,6 +9284,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "canceled",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": "2026-11-27T20:18:27.863Z",
+                     *       "cancellation_reason": "requested_by_customer",
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8654,7 +9453,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -8662,6 +9467,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "completed",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": 20000,
+                     *       "mileage_in": 20450,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "satisfied",
+                     *         "identity": "satisfied",
+                     *         "agreement": "satisfied",
+                     *         "deposit": "satisfied",
+                     *         "insurance": "not_required"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "problem"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8780,6 +9640,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_timeline",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "entries": [
+                     *         {
+                     *           "kind": "event",
+                     *           "at": "2026-11-27T20:17:17.504Z",
+                     *           "ref": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "method": null,
+                     *           "path": null,
+                     *           "status": null,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_type": "booking.created",
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         },
+                     *         {
+                     *           "kind": "api_call",
+                     *           "at": "2026-11-27T20:17:17.513Z",
+                     *           "ref": "aud_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "method": "POST",
+                     *           "path": "/v1/bookings",
+                     *           "status": 201,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_id": null,
+                     *           "event_type": null,
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         },
+                     *         {
+                     *           "kind": "event",
+                     *           "at": "2026-11-27T20:17:17.630Z",
+                     *           "ref": "evt_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "method": null,
+                     *           "path": null,
+                     *           "status": null,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "event_type": "booking.updated",
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         },
+                     *         {
+                     *           "kind": "api_call",
+                     *           "at": "2026-11-27T20:17:17.694Z",
+                     *           "ref": "aud_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "method": "POST",
+                     *           "path": "/v1/bookings/bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "status": 200,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "event_id": null,
+                     *           "event_type": null,
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         }
+                     *       ],
+                     *       "counts": {
+                     *         "actions": 2,
+                     *         "events": 2,
+                     *         "deliveries": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingTimeline"];
                 };
             };
@@ -8871,6 +9804,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "submitted",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": [
+                     *         "approved",
+                     *         "rejected"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -8979,6 +9933,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "submitted",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": [
+                     *         "approved",
+                     *         "rejected"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -9095,7 +10070,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -9103,6 +10084,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "approved",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -9236,6 +10235,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "rejected",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": "The policy does not cover rentals.",
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": [
+                     *         "submitted"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -9354,6 +10373,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "pickup_readiness",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "ready": true,
+                     *       "opens_at": "2026-11-27T19:37:00.000Z",
+                     *       "gates": [
+                     *         {
+                     *           "name": "payment",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "deposit",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "identity",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "agreement",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "insurance",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "confirmation",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "pickup_window",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PickupReadiness"];
                 };
             };
@@ -9465,6 +10529,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "pickup",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "mileage_out": null,
+                     *       "picked_up_at": null,
+                     *       "photos": [
+                     *         {
+                     *           "slot": "front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         },
+                     *         {
+                     *           "slot": "odometer",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pickup"];
                 };
             };
@@ -9598,6 +10682,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "pickup",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "mileage_out": null,
+                     *       "picked_up_at": null,
+                     *       "photos": [
+                     *         {
+                     *           "slot": "front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         },
+                     *         {
+                     *           "slot": "odometer",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pickup"];
                 };
             };
@@ -9731,6 +10835,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "active",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": 20000,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "satisfied",
+                     *         "identity": "satisfied",
+                     *         "agreement": "satisfied",
+                     *         "deposit": "satisfied",
+                     *         "insurance": "not_required"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "late",
+                     *         "return_in_review",
+                     *         "problem"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -9849,6 +11010,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "revoked",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": "2026-11-27T20:12:23.889Z",
+                     *       "revoked_at": "2026-11-27T20:12:26.423Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -9956,6 +11129,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "configured",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": null,
+                     *       "revoked_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -10072,7 +11257,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -10080,6 +11271,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "released",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": "2026-11-27T20:12:23.889Z",
+                     *       "revoked_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -10196,7 +11399,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -10204,6 +11413,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "revoked",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": "2026-11-27T20:12:23.889Z",
+                     *       "revoked_at": "2026-11-27T20:12:26.423Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -10322,6 +11543,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "not_started",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": null,
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10411,7 +11646,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -10419,6 +11660,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "in_progress",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": "2026-11-29T21:20:00.000Z",
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10557,6 +11812,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "not_started",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": null,
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10690,6 +11959,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "not_started",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": null,
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10823,6 +12106,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "submitted",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": "2026-11-29T21:20:00.000Z",
+                     *       "submitted_at": "2026-11-29T21:34:12.000Z",
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10941,6 +12238,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity_verification",
+                     *       "id": "idv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "processing",
+                     *       "failure_code": null,
+                     *       "provider": "sandbox",
+                     *       "created_at": "2026-11-27T20:12:19.383Z",
+                     *       "updated_at": "2026-11-27T20:12:19.383Z",
+                     *       "next_states": [
+                     *         "verified",
+                     *         "rejected",
+                     *         "canceled"
+                     *       ],
+                     *       "documents": [
+                     *         {
+                     *           "kind": "id_front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *         },
+                     *         {
+                     *           "kind": "selfie",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y"
+                     *         }
+                     *       ],
+                     *       "client_secret": "vs_sandbox_e229bcc4dae3cbb9dad80d60_secret_11e75e09cdb5a90530b44412"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
@@ -11056,6 +12382,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity_verification",
+                     *       "id": "idv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "processing",
+                     *       "failure_code": null,
+                     *       "provider": "sandbox",
+                     *       "created_at": "2026-11-27T20:12:19.383Z",
+                     *       "updated_at": "2026-11-27T20:12:19.383Z",
+                     *       "next_states": [
+                     *         "verified",
+                     *         "rejected",
+                     *         "canceled"
+                     *       ],
+                     *       "documents": [
+                     *         {
+                     *           "kind": "id_front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *         },
+                     *         {
+                     *           "kind": "selfie",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y"
+                     *         }
+                     *       ],
+                     *       "client_secret": "vs_sandbox_e229bcc4dae3cbb9dad80d60_secret_11e75e09cdb5a90530b44412"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
@@ -11183,6 +12538,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity_verification_media",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "data": [
+                     *         {
+                     *           "kind": "id_front",
+                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/download?expires=1795810706&signature=aaaaaaaa",
+                     *           "expires_at": "2026-11-27T20:18:26.000Z"
+                     *         },
+                     *         {
+                     *           "kind": "selfie",
+                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3y/download?expires=1795810706&signature=aaaaaaaa",
+                     *           "expires_at": "2026-11-27T20:18:26.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityVerificationMedia"];
                 };
             };
@@ -11274,6 +12647,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "draft",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": null,
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": null,
+                     *       "void_reason": null,
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [
+                     *         "sent",
+                     *         "signed",
+                     *         "voided"
+                     *       ],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11363,7 +12763,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             201: {
@@ -11371,6 +12777,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "draft",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": null,
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": null,
+                     *       "void_reason": null,
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [
+                     *         "sent",
+                     *         "signed",
+                     *         "voided"
+                     *       ],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11504,6 +12937,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "sent",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": "2026-11-27T20:12:21.463Z",
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": null,
+                     *       "void_reason": null,
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [
+                     *         "draft",
+                     *         "signed",
+                     *         "voided"
+                     *       ],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11637,6 +13097,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "voided",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": "2026-11-27T20:15:19.075Z",
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": "2026-11-27T20:15:19.930Z",
+                     *       "void_reason": "The renter asked for a second driver; a new agreement follows.",
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11755,6 +13238,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement_status",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "signed",
+                     *       "next_states": [
+                     *         "voided"
+                     *       ],
+                     *       "sent_at": "2026-11-27T20:12:21.463Z",
+                     *       "signed_at": "2026-11-27T20:12:21.800Z",
+                     *       "signed_by": "Ada Lovelace"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgreementStatus"];
                 };
             };
@@ -11844,7 +13340,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             201: {
@@ -11852,6 +13354,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "checkout",
+                     *       "id": "cs_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "payment_id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "amount_cents": 9800,
+                     *       "currency": "usd",
+                     *       "client_secret": "pi_sandbox_4d9d6921d725c1949ed1ec4e_secret_ecd819f400413a40675cbb95",
+                     *       "url": null,
+                     *       "expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "created_at": "2026-11-27T20:12:18.383Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
@@ -11979,6 +13496,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "amount_cents": 14700,
+                     *       "amount_refunded_cents": 0,
+                     *       "currency": "usd",
+                     *       "failure_code": "card_declined",
+                     *       "failure_message": "The card was declined",
+                     *       "created_at": "2026-11-27T20:12:32.357Z",
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "processing",
+                     *         "succeeded",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -12068,7 +13606,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -12076,6 +13620,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "amount_cents": 14700,
+                     *       "amount_refunded_cents": 0,
+                     *       "currency": "usd",
+                     *       "failure_code": "card_declined",
+                     *       "failure_message": "The card was declined",
+                     *       "created_at": "2026-11-27T20:12:32.357Z",
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "processing",
+                     *         "succeeded",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -12228,6 +13793,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "amount_cents": 14700,
+                     *       "amount_refunded_cents": 0,
+                     *       "currency": "usd",
+                     *       "failure_code": "card_declined",
+                     *       "failure_message": "The card was declined",
+                     *       "created_at": "2026-11-27T20:12:32.357Z",
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "processing",
+                     *         "succeeded",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -12365,6 +13951,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "transaction",
+                     *           "id": "txn_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "charge_id": null,
+                     *           "type": "deposit_release",
+                     *           "status": "succeeded",
+                     *           "amount_cents": 25000,
+                     *           "currency": "usd",
+                     *           "reason": null,
+                     *           "created_at": "2026-11-27T20:12:27.242Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/bookings/bk_01jd3m4k5n6p7q8r9s0t1v2w3x/transactions"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -12462,6 +14070,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "secured",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": null,
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": [
+                     *         "captured",
+                     *         "partially_captured",
+                     *         "released"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -12551,7 +14179,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -12559,6 +14193,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "secured",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": null,
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": [
+                     *         "captured",
+                     *         "partially_captured",
+                     *         "released"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -12712,6 +14366,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "partially_captured",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": null,
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": [
+                     *         "released"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -12837,7 +14509,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -12845,6 +14523,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "released",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": "2026-11-29T22:05:00.000Z",
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -13002,6 +14696,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "charge",
+                     *           "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "type": "damage",
+                     *           "state": "pending",
+                     *           "amount_cents": 9000,
+                     *           "currency": "usd",
+                     *           "description": "Dent in the door",
+                     *           "failure_code": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:13:16.521Z",
+                     *           "next_states": [
+                     *             "processing",
+                     *             "succeeded",
+                     *             "failed",
+                     *             "waived",
+                     *             "disputed"
+                     *           ],
+                     *           "evidence": [
+                     *             {
+                     *               "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "description": null,
+                     *               "created_at": "2026-11-27T20:13:16.575Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/bookings/bk_01jd3m4k5n6p7q8r9s0t1v2w3x/charges"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -13119,6 +14851,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "pending",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "processing",
+                     *         "succeeded",
+                     *         "failed",
+                     *         "waived",
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13237,6 +15000,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "pending",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "processing",
+                     *         "succeeded",
+                     *         "failed",
+                     *         "waived",
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13326,7 +15120,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -13334,6 +15134,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "succeeded",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13468,7 +15295,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -13476,6 +15309,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "waived",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13610,6 +15468,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -13757,6 +15641,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "dispute",
+                     *           "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "state": "open",
+                     *           "reason": "damage_preexisting",
+                     *           "description": "It was there at pickup",
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:13:17.115Z",
+                     *           "next_states": [
+                     *             "under_review",
+                     *             "approved",
+                     *             "closed"
+                     *           ],
+                     *           "evidence": [
+                     *             {
+                     *               "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "description": null,
+                     *               "created_at": "2026-11-27T20:13:17.144Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/disputes"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -13845,6 +15762,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -13934,7 +15877,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -13942,6 +15891,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "approved",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -14067,7 +16040,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -14075,6 +16054,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "closed",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -14223,6 +16224,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "charge",
+                     *           "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "type": "damage",
+                     *           "state": "pending",
+                     *           "amount_cents": 9000,
+                     *           "currency": "usd",
+                     *           "description": "Dent in the door",
+                     *           "failure_code": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:13:16.521Z",
+                     *           "next_states": [
+                     *             "processing",
+                     *             "succeeded",
+                     *             "failed",
+                     *             "waived",
+                     *             "disputed"
+                     *           ],
+                     *           "evidence": [
+                     *             {
+                     *               "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "description": null,
+                     *               "created_at": "2026-11-27T20:13:16.575Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/customers/cus_01jd3m4k5n6p7q8r9s0t1v2w3x/charges"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -14332,6 +16371,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "file_upload",
+                     *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "upload_url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/upload?expires=1795811239&signature=aaaaaaaa",
+                     *       "expires_at": "2026-11-27T20:27:19.046Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileUpload"];
                 };
             };
@@ -14441,6 +16489,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "file",
+                     *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "purpose": "damage_evidence",
+                     *       "filename": "bumper.png",
+                     *       "content_type": "image/png",
+                     *       "size_bytes": 70,
+                     *       "state": "pending_upload",
+                     *       "sha256": null,
+                     *       "uploaded_at": null,
+                     *       "created_at": "2026-11-27T20:13:13.375Z",
+                     *       "download_url": null,
+                     *       "download_url_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["File"];
                 };
             };
@@ -14532,6 +16597,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "file",
+                     *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "purpose": "damage_evidence",
+                     *       "filename": "bumper.png",
+                     *       "content_type": "image/png",
+                     *       "size_bytes": 70,
+                     *       "state": "deleted",
+                     *       "sha256": null,
+                     *       "uploaded_at": null,
+                     *       "created_at": "2026-11-27T20:13:13.375Z",
+                     *       "download_url": null,
+                     *       "download_url_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["File"];
                 };
             };
@@ -14668,6 +16750,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "pending",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "processing",
+                     *         "succeeded",
+                     *         "failed",
+                     *         "waived",
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -14804,6 +16917,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -14941,6 +17080,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "customer",
+                     *           "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Ada",
+                     *           "email": "ada@example.com",
+                     *           "phone": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:14:09.064Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/customers"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -15043,6 +17201,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "customer",
+                     *       "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Ada",
+                     *       "email": "ada@example.com",
+                     *       "phone": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:09.064Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -15152,6 +17322,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "customer",
+                     *       "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Ada",
+                     *       "email": "ada@example.com",
+                     *       "phone": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:09.064Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -15268,6 +17450,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "booking",
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "state": "pending_payment",
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "quote_id": null,
+                     *           "start_at": "2026-11-27T20:37:00.000Z",
+                     *           "end_at": "2026-11-29T20:37:00.000Z",
+                     *           "unlimited_miles": false,
+                     *           "days": 2,
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "rental_cents": 9800,
+                     *           "unlimited_miles_fee_cents": 0,
+                     *           "delivery_fee_cents": 0,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "total_cents": 9800,
+                     *           "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *           "canceled_at": null,
+                     *           "cancellation_reason": null,
+                     *           "mileage_out": null,
+                     *           "mileage_in": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.761Z",
+                     *           "gates": {
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "deposit": "pending",
+                     *             "insurance": "pending"
+                     *           },
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-11-27",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             },
+                     *             {
+                     *               "date": "2026-11-28",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             }
+                     *           ],
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/customers/cus_01jd3m4k5n6p7q8r9s0t1v2w3x/bookings"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -15376,6 +17623,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "message",
+                     *       "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "sms",
+                     *       "direction": "outbound",
+                     *       "body": "ref 12 [card number redacted] thanks",
+                     *       "redacted": true,
+                     *       "state": "sent",
+                     *       "recipient": "+1 512 555 0100",
+                     *       "failure_code": null,
+                     *       "delivery_attempts": 1,
+                     *       "sent_at": "2026-11-27T20:14:54.246Z",
+                     *       "created_at": "2026-11-27T20:14:54.168Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -15523,6 +17789,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "conversation",
+                     *           "id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "channel": "email",
+                     *           "created_at": "2026-11-27T20:18:45.551Z",
+                     *           "message_count": 1,
+                     *           "messages": [
+                     *             {
+                     *               "object": "message",
+                     *               "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "livemode": false,
+                     *               "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "channel": "email",
+                     *               "direction": "outbound",
+                     *               "body": "Card on file [card number redacted], cvc [redacted]. Pickup at 10:30.",
+                     *               "redacted": true,
+                     *               "state": "sent",
+                     *               "recipient": "grace@example.com",
+                     *               "failure_code": null,
+                     *               "delivery_attempts": 1,
+                     *               "sent_at": "2026-11-27T20:18:45.759Z",
+                     *               "created_at": "2026-11-27T20:18:45.587Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/conversations"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -15611,6 +17915,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "conversation",
+                     *       "id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "email",
+                     *       "created_at": "2026-11-27T20:18:45.551Z",
+                     *       "message_count": 1,
+                     *       "messages": [
+                     *         {
+                     *           "object": "message",
+                     *           "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "channel": "email",
+                     *           "direction": "outbound",
+                     *           "body": "Card on file [card number redacted], cvc [redacted]. Pickup at 10:30.",
+                     *           "redacted": true,
+                     *           "state": "sent",
+                     *           "recipient": "grace@example.com",
+                     *           "failure_code": null,
+                     *           "delivery_attempts": 1,
+                     *           "sent_at": "2026-11-27T20:18:45.759Z",
+                     *           "created_at": "2026-11-27T20:18:45.587Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
@@ -15717,6 +18052,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "message",
+                     *       "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "sms",
+                     *       "direction": "outbound",
+                     *       "body": "ref 12 [card number redacted] thanks",
+                     *       "redacted": true,
+                     *       "state": "sent",
+                     *       "recipient": "+1 512 555 0100",
+                     *       "failure_code": null,
+                     *       "delivery_attempts": 1,
+                     *       "sent_at": "2026-11-27T20:14:54.246Z",
+                     *       "created_at": "2026-11-27T20:14:54.168Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -15851,6 +18205,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "message",
+                     *       "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "sms",
+                     *       "direction": "outbound",
+                     *       "body": "ref 12 [card number redacted] thanks",
+                     *       "redacted": true,
+                     *       "state": "sent",
+                     *       "recipient": "+1 512 555 0100",
+                     *       "failure_code": null,
+                     *       "delivery_attempts": 1,
+                     *       "sent_at": "2026-11-27T20:14:54.246Z",
+                     *       "created_at": "2026-11-27T20:14:54.168Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -16856,6 +19229,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "team_member",
+                     *           "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "email": "invitee-8@example.com",
+                     *           "name": "Invitee",
+                     *           "role": "manager",
+                     *           "created_at": "2026-11-27T20:17:56.770Z",
+                     *           "livemode": false,
+                     *           "permissions": [
+                     *             "business:read",
+                     *             "team:read",
+                     *             "vehicles:read",
+                     *             "vehicles:write",
+                     *             "quotes:read",
+                     *             "quotes:write",
+                     *             "bookings:read",
+                     *             "bookings:write",
+                     *             "payments:read",
+                     *             "payments:write",
+                     *             "deposits:read",
+                     *             "deposits:write",
+                     *             "identity:read",
+                     *             "identity:write",
+                     *             "agreements:read",
+                     *             "agreements:write",
+                     *             "insurance:read",
+                     *             "insurance:write",
+                     *             "pickup:read",
+                     *             "pickup:write",
+                     *             "vehicle_access:read",
+                     *             "vehicle_access:write",
+                     *             "returns:read",
+                     *             "returns:write",
+                     *             "charges:read",
+                     *             "charges:write",
+                     *             "disputes:read",
+                     *             "disputes:write",
+                     *             "customers:read",
+                     *             "customers:write",
+                     *             "messages:read",
+                     *             "messages:write",
+                     *             "website:read",
+                     *             "website:write",
+                     *             "domains:read",
+                     *             "files:read",
+                     *             "files:write",
+                     *             "reports:read",
+                     *             "reports:write",
+                     *             "webhooks:read",
+                     *             "events:read",
+                     *             "events:write"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/team"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -16968,6 +19403,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "invitation",
+                     *           "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "email": "sam-1@example.com",
+                     *           "role": "agent",
+                     *           "expires_at": "2026-12-04T20:17:53.787Z",
+                     *           "accepted_at": null,
+                     *           "member_id": null,
+                     *           "created_at": "2026-11-27T20:17:53.890Z",
+                     *           "livemode": false,
+                     *           "state": "pending",
+                     *           "permissions": [],
+                     *           "next_states": [
+                     *             "accepted",
+                     *             "revoked",
+                     *             "expired"
+                     *           ],
+                     *           "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/team/invitations"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -17066,6 +19529,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "invitation",
+                     *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam-1@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-12-04T20:17:53.787Z",
+                     *       "accepted_at": null,
+                     *       "member_id": null,
+                     *       "created_at": "2026-11-27T20:17:53.890Z",
+                     *       "livemode": false,
+                     *       "state": "pending",
+                     *       "permissions": [],
+                     *       "next_states": [
+                     *         "accepted",
+                     *         "revoked",
+                     *         "expired"
+                     *       ],
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
@@ -17175,6 +19659,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "invitation",
+                     *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam-1@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-12-04T20:17:53.787Z",
+                     *       "accepted_at": null,
+                     *       "member_id": null,
+                     *       "created_at": "2026-11-27T20:17:53.890Z",
+                     *       "livemode": false,
+                     *       "state": "pending",
+                     *       "permissions": [],
+                     *       "next_states": [
+                     *         "accepted",
+                     *         "revoked",
+                     *         "expired"
+                     *       ],
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
@@ -17264,7 +19769,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -17272,6 +19783,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "invitation",
+                     *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam-1@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-12-04T20:17:53.787Z",
+                     *       "accepted_at": null,
+                     *       "member_id": null,
+                     *       "created_at": "2026-11-27T20:17:53.890Z",
+                     *       "livemode": false,
+                     *       "state": "revoked",
+                     *       "permissions": [],
+                     *       "next_states": [],
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
@@ -17390,6 +19918,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team_member",
+                     *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "invitee-8@example.com",
+                     *       "name": "Invitee",
+                     *       "role": "manager",
+                     *       "created_at": "2026-11-27T20:17:56.770Z",
+                     *       "livemode": false,
+                     *       "permissions": [
+                     *         "business:read",
+                     *         "team:read",
+                     *         "vehicles:read",
+                     *         "vehicles:write",
+                     *         "quotes:read",
+                     *         "quotes:write",
+                     *         "bookings:read",
+                     *         "bookings:write",
+                     *         "payments:read",
+                     *         "payments:write",
+                     *         "deposits:read",
+                     *         "deposits:write",
+                     *         "identity:read",
+                     *         "identity:write",
+                     *         "agreements:read",
+                     *         "agreements:write",
+                     *         "insurance:read",
+                     *         "insurance:write",
+                     *         "pickup:read",
+                     *         "pickup:write",
+                     *         "vehicle_access:read",
+                     *         "vehicle_access:write",
+                     *         "returns:read",
+                     *         "returns:write",
+                     *         "charges:read",
+                     *         "charges:write",
+                     *         "disputes:read",
+                     *         "disputes:write",
+                     *         "customers:read",
+                     *         "customers:write",
+                     *         "messages:read",
+                     *         "messages:write",
+                     *         "website:read",
+                     *         "website:write",
+                     *         "domains:read",
+                     *         "files:read",
+                     *         "files:write",
+                     *         "reports:read",
+                     *         "reports:write",
+                     *         "webhooks:read",
+                     *         "events:read",
+                     *         "events:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
@@ -17496,6 +20079,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team_member",
+                     *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "invitee-8@example.com",
+                     *       "name": "Invitee",
+                     *       "role": "manager",
+                     *       "created_at": "2026-11-27T20:17:56.770Z",
+                     *       "livemode": false,
+                     *       "permissions": [
+                     *         "business:read",
+                     *         "team:read",
+                     *         "vehicles:read",
+                     *         "vehicles:write",
+                     *         "quotes:read",
+                     *         "quotes:write",
+                     *         "bookings:read",
+                     *         "bookings:write",
+                     *         "payments:read",
+                     *         "payments:write",
+                     *         "deposits:read",
+                     *         "deposits:write",
+                     *         "identity:read",
+                     *         "identity:write",
+                     *         "agreements:read",
+                     *         "agreements:write",
+                     *         "insurance:read",
+                     *         "insurance:write",
+                     *         "pickup:read",
+                     *         "pickup:write",
+                     *         "vehicle_access:read",
+                     *         "vehicle_access:write",
+                     *         "returns:read",
+                     *         "returns:write",
+                     *         "charges:read",
+                     *         "charges:write",
+                     *         "disputes:read",
+                     *         "disputes:write",
+                     *         "customers:read",
+                     *         "customers:write",
+                     *         "messages:read",
+                     *         "messages:write",
+                     *         "website:read",
+                     *         "website:write",
+                     *         "domains:read",
+                     *         "files:read",
+                     *         "files:write",
+                     *         "reports:read",
+                     *         "reports:write",
+                     *         "webhooks:read",
+                     *         "events:read",
+                     *         "events:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
@@ -17614,6 +20252,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team_member",
+                     *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "invitee-8@example.com",
+                     *       "name": "Invitee",
+                     *       "role": "manager",
+                     *       "created_at": "2026-11-27T20:17:56.770Z",
+                     *       "livemode": false,
+                     *       "permissions": [
+                     *         "business:read",
+                     *         "team:read",
+                     *         "vehicles:read",
+                     *         "vehicles:write",
+                     *         "quotes:read",
+                     *         "quotes:write",
+                     *         "bookings:read",
+                     *         "bookings:write",
+                     *         "payments:read",
+                     *         "payments:write",
+                     *         "deposits:read",
+                     *         "deposits:write",
+                     *         "identity:read",
+                     *         "identity:write",
+                     *         "agreements:read",
+                     *         "agreements:write",
+                     *         "insurance:read",
+                     *         "insurance:write",
+                     *         "pickup:read",
+                     *         "pickup:write",
+                     *         "vehicle_access:read",
+                     *         "vehicle_access:write",
+                     *         "returns:read",
+                     *         "returns:write",
+                     *         "charges:read",
+                     *         "charges:write",
+                     *         "disputes:read",
+                     *         "disputes:write",
+                     *         "customers:read",
+                     *         "customers:write",
+                     *         "messages:read",
+                     *         "messages:write",
+                     *         "website:read",
+                     *         "website:write",
+                     *         "domains:read",
+                     *         "files:read",
+                     *         "files:write",
+                     *         "reports:read",
+                     *         "reports:write",
+                     *         "webhooks:read",
+                     *         "events:read",
+                     *         "events:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
@@ -17726,6 +20419,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business",
+                     *       "id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Test Rentals",
+                     *       "currency": "usd",
+                     *       "timezone": "UTC",
+                     *       "support_email": null,
+                     *       "support_phone": null,
+                     *       "address": null,
+                     *       "created_at": "2026-11-27T20:19:15.114Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Business"];
                 };
             };
@@ -17823,6 +20530,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business",
+                     *       "id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Test Rentals",
+                     *       "currency": "usd",
+                     *       "timezone": "UTC",
+                     *       "support_email": null,
+                     *       "support_phone": null,
+                     *       "address": null,
+                     *       "created_at": "2026-11-27T20:19:15.114Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Business"];
                 };
             };
@@ -17926,6 +20647,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business_settings",
+                     *       "livemode": false,
+                     *       "booking_approval_mode": "automatic",
+                     *       "cancellation_window_hours": 24,
+                     *       "late_cancellation_refund_percent": 0,
+                     *       "security_deposit_defaults": {
+                     *         "required": true
+                     *       },
+                     *       "included_mileage_defaults": {
+                     *         "miles_per_day": 200
+                     *       },
+                     *       "pickup_rules": {
+                     *         "earliest_minutes_before_start": 60
+                     *       },
+                     *       "return_rules": {
+                     *         "grace_minutes": 59,
+                     *         "late_fee_cents_per_hour": 0
+                     *       },
+                     *       "identity_requirements": {
+                     *         "required": true
+                     *       },
+                     *       "agreement_requirements": {
+                     *         "required": true,
+                     *         "terms": "The renter is the only authorized driver unless the business agrees otherwise in writing, and holds a valid driving licence for the whole rental.\n\nThe vehicle is returned by the end of the rental period, in the condition it was picked up in, ordinary wear excepted. A late return may be charged under the business's return rules.\n\nMiles driven beyond the included miles are charged at the mileage fee stated above. Fuel, tolls, fines and cleaning beyond ordinary use are the renter's.\n\nThe security deposit is held on the renter's card for the rental and released after the return, less any charges for damage, mileage, fuel, tolls, late return or cleaning.\n\nThe renter reports any accident, damage or theft to the business at once, and does not use the vehicle for hire, racing, towing, or off public roads."
+                     *       },
+                     *       "insurance_requirements": {
+                     *         "required": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
@@ -18021,6 +20774,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business_settings",
+                     *       "livemode": false,
+                     *       "booking_approval_mode": "automatic",
+                     *       "cancellation_window_hours": 24,
+                     *       "late_cancellation_refund_percent": 0,
+                     *       "security_deposit_defaults": {
+                     *         "required": true
+                     *       },
+                     *       "included_mileage_defaults": {
+                     *         "miles_per_day": 200
+                     *       },
+                     *       "pickup_rules": {
+                     *         "earliest_minutes_before_start": 60
+                     *       },
+                     *       "return_rules": {
+                     *         "grace_minutes": 59,
+                     *         "late_fee_cents_per_hour": 0
+                     *       },
+                     *       "identity_requirements": {
+                     *         "required": true
+                     *       },
+                     *       "agreement_requirements": {
+                     *         "required": true,
+                     *         "terms": "The renter is the only authorized driver unless the business agrees otherwise in writing, and holds a valid driving licence for the whole rental.\n\nThe vehicle is returned by the end of the rental period, in the condition it was picked up in, ordinary wear excepted. A late return may be charged under the business's return rules.\n\nMiles driven beyond the included miles are charged at the mileage fee stated above. Fuel, tolls, fines and cleaning beyond ordinary use are the renter's.\n\nThe security deposit is held on the renter's card for the rental and released after the return, less any charges for damage, mileage, fuel, tolls, late return or cleaning.\n\nThe renter reports any accident, damage or theft to the business at once, and does not use the vehicle for hire, racing, towing, or off public roads."
+                     *       },
+                     *       "insurance_requirements": {
+                     *         "required": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
@@ -18149,6 +20934,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "domain",
+                     *           "id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "hostname": "www.sunny-rentals.com",
+                     *           "state": "pending_verification",
+                     *           "verified_at": null,
+                     *           "created_at": "2026-11-27T20:17:53.929Z",
+                     *           "next_states": [
+                     *             "verified"
+                     *           ],
+                     *           "records": [
+                     *             {
+                     *               "type": "TXT",
+                     *               "name": "_rental-verification.www.sunny-rentals.com",
+                     *               "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *               "purpose": "proves that the business controls the domain"
+                     *             },
+                     *             {
+                     *               "type": "CNAME",
+                     *               "name": "www.sunny-rentals.com",
+                     *               "value": "sites.rentals.example",
+                     *               "purpose": "sends the domain's visitors to the business's website"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/domains"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -18246,6 +21066,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "domain",
+                     *       "id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "hostname": "www.sunny-rentals.com",
+                     *       "state": "pending_verification",
+                     *       "verified_at": null,
+                     *       "created_at": "2026-11-27T20:17:53.929Z",
+                     *       "next_states": [
+                     *         "verified"
+                     *       ],
+                     *       "records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "name": "_rental-verification.www.sunny-rentals.com",
+                     *           "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *           "purpose": "proves that the business controls the domain"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "name": "www.sunny-rentals.com",
+                     *           "value": "sites.rentals.example",
+                     *           "purpose": "sends the domain's visitors to the business's website"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -18355,6 +21203,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "domain_verification",
+                     *       "domain_id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "hostname": "www.sunny-rentals.com",
+                     *       "state": "pending_verification",
+                     *       "records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "name": "_rental-verification.www.sunny-rentals.com",
+                     *           "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *           "purpose": "proves that the business controls the domain"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "name": "www.sunny-rentals.com",
+                     *           "value": "sites.rentals.example",
+                     *           "purpose": "sends the domain's visitors to the business's website"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DomainVerification"];
                 };
             };
@@ -18444,7 +21314,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -18452,6 +21328,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "domain",
+                     *       "id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "hostname": "www.sunny-rentals.com",
+                     *       "state": "verified",
+                     *       "verified_at": "2026-11-27T20:17:56.638Z",
+                     *       "created_at": "2026-11-27T20:17:53.929Z",
+                     *       "next_states": [],
+                     *       "records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "name": "_rental-verification.www.sunny-rentals.com",
+                     *           "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *           "purpose": "proves that the business controls the domain"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "name": "www.sunny-rentals.com",
+                     *           "value": "sites.rentals.example",
+                     *           "purpose": "sends the domain's visitors to the business's website"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -18573,6 +21475,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "website",
+                     *       "id": "web_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "published": false,
+                     *       "title": null,
+                     *       "description": null,
+                     *       "contact_email": null,
+                     *       "contact_phone": null,
+                     *       "published_vehicle_ids": [],
+                     *       "created_at": "2026-11-27T20:12:36.842Z",
+                     *       "updated_at": "2026-11-27T20:12:36.842Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Website"];
                 };
             };
@@ -18668,6 +21585,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "website",
+                     *       "id": "web_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "published": false,
+                     *       "title": null,
+                     *       "description": null,
+                     *       "contact_email": null,
+                     *       "contact_phone": null,
+                     *       "published_vehicle_ids": [],
+                     *       "created_at": "2026-11-27T20:12:36.842Z",
+                     *       "updated_at": "2026-11-27T20:12:36.842Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Website"];
                 };
             };
@@ -18771,6 +21703,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "branding",
+                     *       "id": "brd_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "primary_color": null,
+                     *       "secondary_color": null,
+                     *       "accent_color": null,
+                     *       "logo_file_id": null,
+                     *       "font": null,
+                     *       "created_at": "2026-11-27T20:12:36.857Z",
+                     *       "updated_at": "2026-11-27T20:12:36.857Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Branding"];
                 };
             };
@@ -18864,6 +21810,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "branding",
+                     *       "id": "brd_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "primary_color": null,
+                     *       "secondary_color": null,
+                     *       "accent_color": null,
+                     *       "logo_file_id": null,
+                     *       "font": null,
+                     *       "created_at": "2026-11-27T20:12:36.857Z",
+                     *       "updated_at": "2026-11-27T20:12:36.857Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Branding"];
                 };
             };
@@ -18977,6 +21937,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "public_vehicle",
+                     *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Shown Sedan",
+                     *           "make": null,
+                     *           "model": null,
+                     *           "year": null,
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 200,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_daily_cents": 1500,
+                     *           "location": {
+                     *             "city": "Austin",
+                     *             "state": "TX"
+                     *           },
+                     *           "delivery_options": [],
+                     *           "minimum_age": 21,
+                     *           "photos": [],
+                     *           "features": [],
+                     *           "created_at": "2026-11-27T20:15:13.131Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/public/vehicles"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19065,6 +22058,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "public_vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Shown Sedan",
+                     *       "make": null,
+                     *       "model": null,
+                     *       "year": null,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "location": {
+                     *         "city": "Austin",
+                     *         "state": "TX"
+                     *       },
+                     *       "delivery_options": [],
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "created_at": "2026-11-27T20:15:13.131Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicVehicle"];
                 };
             };
@@ -19180,6 +22199,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "event",
+                     *           "id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "type": "booking.created",
+                     *           "api_version": "v1",
+                     *           "created_at": "2026-11-27T20:20:15.315Z",
+                     *           "livemode": false,
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "days": 2,
+                     *               "gates": {
+                     *                 "deposit": "pending",
+                     *                 "payment": "pending",
+                     *                 "identity": "pending",
+                     *                 "agreement": "pending",
+                     *                 "insurance": "not_required"
+                     *               },
+                     *               "state": "pending_payment",
+                     *               "end_at": "2026-12-12T20:00:00.000Z",
+                     *               "object": "booking",
+                     *               "currency": "usd",
+                     *               "livemode": false,
+                     *               "metadata": {},
+                     *               "quote_id": null,
+                     *               "start_at": "2026-12-10T20:00:00.000Z",
+                     *               "day_rates": [
+                     *                 {
+                     *                   "date": "2026-12-10",
+                     *                   "rule": "base",
+                     *                   "season": null,
+                     *                   "rate_cents": 4900
+                     *                 },
+                     *                 {
+                     *                   "date": "2026-12-11",
+                     *                   "rule": "base",
+                     *                   "season": null,
+                     *                   "rate_cents": 4900
+                     *                 }
+                     *               ],
+                     *               "created_at": "2026-11-27T20:20:15.233Z",
+                     *               "mileage_in": null,
+                     *               "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "canceled_at": null,
+                     *               "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "mileage_out": null,
+                     *               "next_states": [
+                     *                 "checkout_started",
+                     *                 "payment_pending",
+                     *                 "booked",
+                     *                 "canceled"
+                     *               ],
+                     *               "total_cents": 9800,
+                     *               "rental_cents": 9800,
+                     *               "deposit_cents": 25000,
+                     *               "included_miles": 400,
+                     *               "hold_expires_at": "2026-11-27T20:50:15.166Z",
+                     *               "unlimited_miles": false,
+                     *               "daily_rate_cents": 4900,
+                     *               "delivery_fee_cents": 0,
+                     *               "cancellation_reason": null,
+                     *               "extra_mile_fee_cents": 35,
+                     *               "unlimited_miles_fee_cents": 0
+                     *             }
+                     *           },
+                     *           "request": {
+                     *             "id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *             "idempotency_key": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/events"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19268,6 +22366,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "event",
+                     *       "id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "booking.created",
+                     *       "api_version": "v1",
+                     *       "created_at": "2026-11-27T20:20:15.315Z",
+                     *       "livemode": false,
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "days": 2,
+                     *           "gates": {
+                     *             "deposit": "pending",
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "insurance": "not_required"
+                     *           },
+                     *           "state": "pending_payment",
+                     *           "end_at": "2026-12-12T20:00:00.000Z",
+                     *           "object": "booking",
+                     *           "currency": "usd",
+                     *           "livemode": false,
+                     *           "metadata": {},
+                     *           "quote_id": null,
+                     *           "start_at": "2026-12-10T20:00:00.000Z",
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-12-10",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             },
+                     *             {
+                     *               "date": "2026-12-11",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-27T20:20:15.233Z",
+                     *           "mileage_in": null,
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "canceled_at": null,
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "mileage_out": null,
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ],
+                     *           "total_cents": 9800,
+                     *           "rental_cents": 9800,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "hold_expires_at": "2026-11-27T20:50:15.166Z",
+                     *           "unlimited_miles": false,
+                     *           "daily_rate_cents": 4900,
+                     *           "delivery_fee_cents": 0,
+                     *           "cancellation_reason": null,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_fee_cents": 0
+                     *         }
+                     *       },
+                     *       "request": {
+                     *         "id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *         "idempotency_key": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Event"];
                 };
             };
@@ -19363,6 +22533,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_endpoint",
+                     *           "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "url": "https://api.rentals.example/hooks",
+                     *           "description": null,
+                     *           "enabled_events": [
+                     *             "booking.created"
+                     *           ],
+                     *           "enabled": true,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:14:15.352Z",
+                     *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/developers/webhooks"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19465,6 +22658,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -19574,6 +22783,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -19680,6 +22905,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -19813,6 +23054,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_delivery",
+                     *           "id": "wd_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "endpoint_id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_type": "booking.created",
+                     *           "url": "https://api.rentals.example/hooks",
+                     *           "attempt": 3,
+                     *           "response_status": 204,
+                     *           "duration_ms": 127,
+                     *           "error": null,
+                     *           "next_retry_at": null,
+                     *           "created_at": "2026-11-27T20:20:18.171Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/developers/webhooks/we_01jd3m4k5n6p7q8r9s0t1v2w3x/deliveries"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19913,7 +23178,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -19921,6 +23192,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_message",
+                     *       "id": "whm_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "endpoint_id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "event_type": "booking.created",
+                     *       "state": "pending",
+                     *       "attempts": 1,
+                     *       "next_attempt_at": "2026-11-27T20:20:25.477Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
@@ -20048,6 +23332,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20164,7 +23461,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20172,6 +23475,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "confirmed",
+                     *       "event": "payment.succeeded",
+                     *       "events": [
+                     *         "payment.succeeded"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20288,7 +23604,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description `invalid_json`, `nesting_too_deep` */
             400: {
@@ -20314,6 +23636,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payment_error",
+                     *         "code": "card_declined",
+                     *         "message": "Simulate a declined payment (answers 402 card_declined): The customer's card was declined; the booking returns to pending_payment so the customer may pay again (payment.failed is emitted first).",
+                     *         "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -20412,7 +23744,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20420,6 +23758,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20536,7 +23887,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20544,6 +23901,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20660,7 +24030,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20668,6 +24044,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20784,7 +24173,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20792,6 +24187,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20925,6 +24333,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -21041,7 +24462,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21049,6 +24476,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -21182,6 +24622,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -21298,7 +24751,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21306,6 +24765,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge_simulation",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "succeeded",
+                     *       "event": "charge.succeeded",
+                     *       "events": [
+                     *         "charge.succeeded"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChargeSimulation"];
                 };
             };
@@ -21422,7 +24893,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21430,6 +24907,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge_simulation",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "event": "charge.succeeded",
+                     *       "events": [
+                     *         "charge.succeeded"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChargeSimulation"];
                 };
             };
@@ -21563,6 +25052,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -21696,6 +25211,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "event",
+                     *       "id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "booking.created",
+                     *       "api_version": "v1",
+                     *       "created_at": "2026-11-27T20:20:15.315Z",
+                     *       "livemode": false,
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "days": 2,
+                     *           "gates": {
+                     *             "deposit": "pending",
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "insurance": "not_required"
+                     *           },
+                     *           "state": "pending_payment",
+                     *           "end_at": "2026-12-12T20:00:00.000Z",
+                     *           "object": "booking",
+                     *           "currency": "usd",
+                     *           "livemode": false,
+                     *           "metadata": {},
+                     *           "quote_id": null,
+                     *           "start_at": "2026-12-10T20:00:00.000Z",
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-12-10",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             },
+                     *             {
+                     *               "date": "2026-12-11",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-27T20:20:15.233Z",
+                     *           "mileage_in": null,
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "canceled_at": null,
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "mileage_out": null,
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ],
+                     *           "total_cents": 9800,
+                     *           "rental_cents": 9800,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "hold_expires_at": "2026-11-27T20:50:15.166Z",
+                     *           "unlimited_miles": false,
+                     *           "daily_rate_cents": 4900,
+                     *           "delivery_fee_cents": 0,
+                     *           "cancellation_reason": null,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_fee_cents": 0
+                     *         }
+                     *       },
+                     *       "request": {
+                     *         "id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *         "idempotency_key": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Event"];
                 };
             };
@@ -21806,7 +25393,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21814,6 +25407,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "sandbox_reset",
+                     *       "livemode": false,
+                     *       "deleted": {
+                     *         "webhook_deliveries": 0,
+                     *         "webhook_messages": 0,
+                     *         "events": 106,
+                     *         "evidence": 0,
+                     *         "disputes": 2,
+                     *         "transactions": 25,
+                     *         "charges": 5,
+                     *         "trip_photos": 0,
+                     *         "files": 0,
+                     *         "payments": 19,
+                     *         "deposits": 19,
+                     *         "identity_verifications": 9,
+                     *         "agreements": 8,
+                     *         "insurance": 0,
+                     *         "messages": 0,
+                     *         "conversations": 0,
+                     *         "bookings": 19,
+                     *         "quotes": 0,
+                     *         "customers": 19,
+                     *         "vehicles": 19,
+                     *         "audit_logs": 96,
+                     *         "idempotency_records": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SandboxReset"];
                 };
             };
@@ -21917,6 +25540,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "test_clock",
+                     *       "now": "2026-11-27T20:18:27.751Z",
+                     *       "offset_seconds": 301,
+                     *       "expired_holds": 0,
+                     *       "late_rentals": 0,
+                     *       "retries_due": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
@@ -22008,6 +25641,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "test_clock",
+                     *       "now": "2026-11-27T20:18:27.751Z",
+                     *       "offset_seconds": 301,
+                     *       "expired_holds": 0,
+                     *       "late_rentals": 0,
+                     *       "retries_due": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestClock"];
                 };
             };

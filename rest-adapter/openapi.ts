@@ -9,6 +9,7 @@ import type { Operation } from '../src/domain/shared/operation.ts';
 import { argumentsSchema, type JsonSchema } from '../src/schema/operation-field.ts';
 import { connectionNodeType, type CompiledRoute } from './adapter.ts';
 import { isHandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
+import { ANSWER_EXAMPLES } from './examples.ts';
 import { routeGroups } from './routes/index.ts';
 // The ops session's codes, which every route may answer to a cookie-authenticated call.
 import '../src/ops/ops.errors.ts';
@@ -155,6 +156,40 @@ function restExample(value: unknown, underMetadata = false): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [underMetadata ? k : snake(k), restExample(v, k === 'metadata')]));
 }
 
+const withExample = (example: unknown) => (example === undefined ? {} : { example });
+
+/**
+ * The example of a JSON route's success answer: the REST example of the object it answers
+ * (rest-adapter/examples.ts), with the fields the route declares different (`answerExample`:
+ * a canceled booking for the cancel route); a list, one such object in a page of the list's
+ * path. Undefined when none is declared (test/openapi-examples.test.ts fails naming the route).
+ */
+function successExample(c: CompiledRoute, returned: GraphQLObjectType | null, parameters: Schema[]): unknown {
+  if (!c.field || isHandlerRoute(c.route)) return undefined;
+  const own = (c.route as JsonRoute).answerExample;
+  if (c.list) {
+    const item = ANSWER_EXAMPLES[connectionNodeType(returned!).name];
+    if (!item) return undefined;
+    const url = c.route.path.replace(/\{(\w+)\}/g, (whole, name: string) => String(parameters.find((p) => p.in === 'path' && p.name === name)?.example ?? whole));
+    return { object: 'list', data: [{ ...item, ...own }], has_more: false, url };
+  }
+  if (returned && isObjectType(returned)) {
+    const base = ANSWER_EXAMPLES[returned.name];
+    return base ? { ...base, ...own } : undefined;
+  }
+  return own;
+}
+
+/** A route that always answers an error (the sandbox's declined payment): that error's answer gets the example. */
+function withErrorExample(responses: Record<string, Record<string, unknown>>, answersError: JsonRoute['answersError'], op: Operation) {
+  if (!answersError) return responses;
+  const response = responses[String(answersError.status)];
+  if (!response) return responses;
+  const definition = errorDefinition(answersError.code);
+  const example = { error: { type: definition.type, code: definition.code, message: `${op.summary}: ${definition.description}`, request_id: 'req_01jd3m4k5n6p7q8r9s0t1v2w3x' } };
+  return { ...responses, [String(answersError.status)]: { ...response, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } } } };
+}
+
 /** OpenAPI 3.1 of every REST route, generated from the route table and the operations it runs. */
 export function openApiDocument(compiled: CompiledRoute[]) {
   const components: Record<string, Schema> = { Error: ERROR_SCHEMA };
@@ -280,17 +315,20 @@ export function openApiDocument(compiled: CompiledRoute[]) {
               content: { 'application/json': { schema: restSchema(bodySchema), ...(example !== undefined ? { example: restExample(example) } : {}) } },
             },
           }
-        : {}),
+        : c.route.method === 'POST' && !isHandlerRoute(c.route)
+          ? // An action that takes no fields (cancel-like, the sandbox's simulations): no body, or an empty object; any field in it is refused (parameter_unknown).
+            { requestBody: { required: false, description: 'Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`.', content: { 'application/json': { schema: { type: 'object', additionalProperties: false }, example: {} } } } }
+          : {}),
       responses: {
         ...(answersError
           ? {}
           : {
               [String(c.route.status ?? 200)]: {
                 description: 'Success',
-                content: isHandlerRoute(c.route) && c.route.answers ? { ...c.route.answers } : { [mediaType]: { schema: success } },
+                content: isHandlerRoute(c.route) && c.route.answers ? { ...c.route.answers } : { [mediaType]: { schema: success, ...withExample(successExample(c, returned, parameters)) } },
               },
             }),
-        ...errorResponses(codes),
+        ...withErrorExample(errorResponses(codes), answersError, op),
       },
     };
   }

@@ -129,6 +129,31 @@ describe.each(ENGINES)('the OpenAPI document, on %s', (engine) => {
     expect([...new Set(mismatches)]).toEqual([]);
   });
 
+  it('documents an optional empty object as the body of an action that takes no fields; no body and {} both work, a field in it is refused', async () => {
+    for (const where of ['POST /v1/bookings/{booking_id}/approve', 'POST /v1/test/bookings/{booking_id}/payment/succeed', 'POST /v1/test/reset']) {
+      const [method, path] = where.split(' ');
+      expect(doc.paths[path][method.toLowerCase()].requestBody, where).toMatchObject({ required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false }, example: {} } } });
+    }
+    const booking = await paidBookingStartingSoon(api);
+    // No body at all (no content type either), then an empty object.
+    const bare = await api.call('POST', `/v1/test/bookings/${booking.id}/identity/verify`);
+    expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+    const empty = await api.call('POST', `/v1/test/bookings/${booking.id}/agreement/sign`, {});
+    expect(empty.status, JSON.stringify(empty.body)).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates).toMatchObject({ identity: 'satisfied', agreement: 'satisfied', deposit: 'pending' });
+    // A field in it is refused as an unknown parameter, naming it, and changes nothing.
+    const refused = await api.call('POST', `/v1/test/bookings/${booking.id}/deposit/secure`, { amount_cents: 100 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'parameter_unknown', param: 'amount_cents' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.deposit).toBe('pending');
+    // The same on an action outside the sandbox.
+    const unknown = await api.call('POST', `/v1/bookings/${booking.id}/approve`, { note: 'ok' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toMatchObject({ code: 'parameter_unknown', param: 'note' });
+    expect((await api.call('POST', `/v1/test/bookings/${booking.id}/deposit/secure`)).status).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.deposit).toBe('satisfied');
+  });
+
   it('the answer checker refuses an answer its operation does not document, saying why', () => {
     const checker = new OpenApiChecker(doc as OpenApiDocument);
     expect(() => checker.check('GET', '/v1/vehicles/veh_1', 200, 'application/json', { object: 'vehicle', id: 'veh_1' })).toThrow(
