@@ -6535,10 +6535,10 @@ export interface operations {
                      *           "object": "vehicle",
                      *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "livemode": false,
-                     *           "name": "Toyota Corolla",
-                     *           "make": null,
-                     *           "model": null,
-                     *           "year": null,
+                     *           "name": "Toyota Corolla 2024",
+                     *           "make": "Toyota",
+                     *           "model": "Corolla",
+                     *           "year": 2024,
                      *           "status": "active",
                      *           "currency": "usd",
                      *           "daily_rate_cents": 4900,
@@ -6676,10 +6676,10 @@ export interface operations {
                      *       "object": "vehicle",
                      *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Toyota Corolla",
-                     *       "make": null,
-                     *       "model": null,
-                     *       "year": null,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
                      *       "status": "active",
                      *       "currency": "usd",
                      *       "daily_rate_cents": 4900,
@@ -6820,10 +6820,10 @@ export interface operations {
                      *       "object": "vehicle",
                      *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Toyota Corolla",
-                     *       "make": null,
-                     *       "model": null,
-                     *       "year": null,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
                      *       "status": "active",
                      *       "currency": "usd",
                      *       "daily_rate_cents": 4900,
@@ -6969,10 +6969,10 @@ export interface operations {
                      *       "object": "vehicle",
                      *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Toyota Corolla",
-                     *       "make": null,
-                     *       "model": null,
-                     *       "year": null,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
                      *       "status": "active",
                      *       "currency": "usd",
                      *       "daily_rate_cents": 4900,
@@ -7122,10 +7122,10 @@ export interface operations {
                      *       "object": "vehicle",
                      *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Toyota Corolla",
-                     *       "make": null,
-                     *       "model": null,
-                     *       "year": null,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
                      *       "status": "active",
                      *       "currency": "usd",
                      *       "daily_rate_cents": 4900,
@@ -7720,10 +7720,10 @@ export interface operations {
                      *           "object": "vehicle",
                      *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "livemode": false,
-                     *           "name": "Toyota Corolla",
-                     *           "make": null,
-                     *           "model": null,
-                     *           "year": null,
+                     *           "name": "Toyota Corolla 2024",
+                     *           "make": "Toyota",
+                     *           "model": "Corolla",
+                     *           "year": 2024,
                      *           "status": "active",
                      *           "currency": "usd",
                      *           "daily_rate_cents": 4900,
@@ -12545,12 +12545,12 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "kind": "id_front",
-                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/download?expires=1795810706&signature=aaaaaaaa",
+                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/download?expires=1795810706&signature=9c1f5e0b7a2d4e6f8a0b1c2d3e4f5a6b",
                      *           "expires_at": "2026-11-27T20:18:26.000Z"
                      *         },
                      *         {
                      *           "kind": "selfie",
-                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3y/download?expires=1795810706&signature=aaaaaaaa",
+                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3y/download?expires=1795810706&signature=9c1f5e0b7a2d4e6f8a0b1c2d3e4f5a6b",
                      *           "expires_at": "2026-11-27T20:18:26.000Z"
                      *         }
                      *       ]
@@ -16376,7 +16376,7 @@ export interface operations {
                      *       "object": "file_upload",
                      *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "upload_url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/upload?expires=1795811239&signature=aaaaaaaa",
+                     *       "upload_url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/upload?expires=1795811239&signature=9c1f5e0b7a2d4e6f8a0b1c2d3e4f5a6b",
                      *       "expires_at": "2026-11-27T20:27:19.046Z"
                      *     }
                      */
@@ -17088,10 +17088,12 @@ export interface operations {
                      *           "object": "customer",
                      *           "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "livemode": false,
-                     *           "name": "Ada",
+                     *           "name": "Ada Lovelace",
                      *           "email": "ada@example.com",
-                     *           "phone": null,
-                     *           "metadata": {},
+                     *           "phone": "+1 512 555 0100",
+                     *           "metadata": {
+                     *             "crm_id": "8841"
+                     *           },
                      *           "created_at": "2026-11-27T20:14:09.064Z"
                      *         }
                      *       ],
@@ -17206,10 +17208,12 @@ export interface operations {
                      *       "object": "customer",
                      *       "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Ada",
+                     *       "name": "Ada Lovelace",
                      *       "email": "ada@example.com",
-                     *       "phone": null,
-                     *       "metadata": {},
+                     *       "phone": "+1 512 555 0100",
+                     *       "metadata": {
+                     *         "crm_id": "8841"
+                     *       },
                      *       "created_at": "2026-11-27T20:14:09.064Z"
                      *     }
                      */
@@ -17327,10 +17331,12 @@ export interface operations {
                      *       "object": "customer",
                      *       "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Ada",
+                     *       "name": "Ada Lovelace",
                      *       "email": "ada@example.com",
-                     *       "phone": null,
-                     *       "metadata": {},
+                     *       "phone": "+1 512 555 0100",
+                     *       "metadata": {
+                     *         "crm_id": "8841"
+                     *       },
                      *       "created_at": "2026-11-27T20:14:09.064Z"
                      *     }
                      */
@@ -19236,8 +19242,8 @@ export interface operations {
                      *         {
                      *           "object": "team_member",
                      *           "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *           "email": "invitee-8@example.com",
-                     *           "name": "Invitee",
+                     *           "email": "sam@example.com",
+                     *           "name": "Sam Rivera",
                      *           "role": "manager",
                      *           "created_at": "2026-11-27T20:17:56.770Z",
                      *           "livemode": false,
@@ -19410,7 +19416,7 @@ export interface operations {
                      *         {
                      *           "object": "invitation",
                      *           "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *           "email": "sam-1@example.com",
+                     *           "email": "sam@example.com",
                      *           "role": "agent",
                      *           "expires_at": "2026-12-04T20:17:53.787Z",
                      *           "accepted_at": null,
@@ -19424,7 +19430,7 @@ export interface operations {
                      *             "revoked",
                      *             "expired"
                      *           ],
-                     *           "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *           "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
                      *         }
                      *       ],
                      *       "has_more": false,
@@ -19533,7 +19539,7 @@ export interface operations {
                      * @example {
                      *       "object": "invitation",
                      *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *       "email": "sam-1@example.com",
+                     *       "email": "sam@example.com",
                      *       "role": "agent",
                      *       "expires_at": "2026-12-04T20:17:53.787Z",
                      *       "accepted_at": null,
@@ -19547,7 +19553,7 @@ export interface operations {
                      *         "revoked",
                      *         "expired"
                      *       ],
-                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
                      *     }
                      */
                     "application/json": components["schemas"]["Invitation"];
@@ -19663,7 +19669,7 @@ export interface operations {
                      * @example {
                      *       "object": "invitation",
                      *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *       "email": "sam-1@example.com",
+                     *       "email": "sam@example.com",
                      *       "role": "agent",
                      *       "expires_at": "2026-12-04T20:17:53.787Z",
                      *       "accepted_at": null,
@@ -19677,7 +19683,7 @@ export interface operations {
                      *         "revoked",
                      *         "expired"
                      *       ],
-                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
                      *     }
                      */
                     "application/json": components["schemas"]["Invitation"];
@@ -19787,7 +19793,7 @@ export interface operations {
                      * @example {
                      *       "object": "invitation",
                      *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *       "email": "sam-1@example.com",
+                     *       "email": "sam@example.com",
                      *       "role": "agent",
                      *       "expires_at": "2026-12-04T20:17:53.787Z",
                      *       "accepted_at": null,
@@ -19797,7 +19803,7 @@ export interface operations {
                      *       "state": "revoked",
                      *       "permissions": [],
                      *       "next_states": [],
-                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=aaaaaaaa"
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
                      *     }
                      */
                     "application/json": components["schemas"]["Invitation"];
@@ -19922,8 +19928,8 @@ export interface operations {
                      * @example {
                      *       "object": "team_member",
                      *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *       "email": "invitee-8@example.com",
-                     *       "name": "Invitee",
+                     *       "email": "sam@example.com",
+                     *       "name": "Sam Rivera",
                      *       "role": "manager",
                      *       "created_at": "2026-11-27T20:17:56.770Z",
                      *       "livemode": false,
@@ -20083,8 +20089,8 @@ export interface operations {
                      * @example {
                      *       "object": "team_member",
                      *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *       "email": "invitee-8@example.com",
-                     *       "name": "Invitee",
+                     *       "email": "sam@example.com",
+                     *       "name": "Sam Rivera",
                      *       "role": "manager",
                      *       "created_at": "2026-11-27T20:17:56.770Z",
                      *       "livemode": false,
@@ -20256,8 +20262,8 @@ export interface operations {
                      * @example {
                      *       "object": "team_member",
                      *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
-                     *       "email": "invitee-8@example.com",
-                     *       "name": "Invitee",
+                     *       "email": "sam@example.com",
+                     *       "name": "Sam Rivera",
                      *       "role": "manager",
                      *       "created_at": "2026-11-27T20:17:56.770Z",
                      *       "livemode": false,
@@ -20424,12 +20430,19 @@ export interface operations {
                      *       "object": "business",
                      *       "id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Test Rentals",
+                     *       "name": "Demo Rentals",
                      *       "currency": "usd",
-                     *       "timezone": "UTC",
-                     *       "support_email": null,
-                     *       "support_phone": null,
-                     *       "address": null,
+                     *       "timezone": "America/Chicago",
+                     *       "support_email": "help@demo-rentals.example",
+                     *       "support_phone": "+1 512 555 0199",
+                     *       "address": {
+                     *         "line1": "500 E Cesar Chavez St",
+                     *         "line2": null,
+                     *         "city": "Austin",
+                     *         "state": "TX",
+                     *         "postal_code": "78701",
+                     *         "country": "US"
+                     *       },
                      *       "created_at": "2026-11-27T20:19:15.114Z"
                      *     }
                      */
@@ -20535,12 +20548,19 @@ export interface operations {
                      *       "object": "business",
                      *       "id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Test Rentals",
+                     *       "name": "Demo Rentals",
                      *       "currency": "usd",
-                     *       "timezone": "UTC",
-                     *       "support_email": null,
-                     *       "support_phone": null,
-                     *       "address": null,
+                     *       "timezone": "America/Chicago",
+                     *       "support_email": "help@demo-rentals.example",
+                     *       "support_phone": "+1 512 555 0199",
+                     *       "address": {
+                     *         "line1": "500 E Cesar Chavez St",
+                     *         "line2": null,
+                     *         "city": "Austin",
+                     *         "state": "TX",
+                     *         "postal_code": "78701",
+                     *         "country": "US"
+                     *       },
                      *       "created_at": "2026-11-27T20:19:15.114Z"
                      *     }
                      */
@@ -21945,10 +21965,10 @@ export interface operations {
                      *           "object": "public_vehicle",
                      *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "livemode": false,
-                     *           "name": "Shown Sedan",
-                     *           "make": null,
-                     *           "model": null,
-                     *           "year": null,
+                     *           "name": "Honda Civic 2023",
+                     *           "make": "Honda",
+                     *           "model": "Civic",
+                     *           "year": 2023,
                      *           "currency": "usd",
                      *           "daily_rate_cents": 4900,
                      *           "deposit_cents": 25000,
@@ -22063,10 +22083,10 @@ export interface operations {
                      *       "object": "public_vehicle",
                      *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
-                     *       "name": "Shown Sedan",
-                     *       "make": null,
-                     *       "model": null,
-                     *       "year": null,
+                     *       "name": "Honda Civic 2023",
+                     *       "make": "Honda",
+                     *       "model": "Civic",
+                     *       "year": 2023,
                      *       "currency": "usd",
                      *       "daily_rate_cents": 4900,
                      *       "deposit_cents": 25000,

@@ -1,9 +1,9 @@
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/domain/events/event-types.ts';
-import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, paidBookingStartingSoon } from './support/fixtures.ts';
-import { answerStats, OpenApiChecker, type OpenApiDocument } from './support/openapi-check.ts';
+import { answerStats, checkFetched, OpenApiChecker, takeProblems, type OpenApiDocument } from './support/openapi-check.ts';
 
 type Json = Record<string, any>;
 
@@ -178,5 +178,25 @@ describe.each(ENGINES)('the OpenAPI document, on %s', (engine) => {
     expect(after.unrouted - before.unrouted).toBe(1);
     // The suite so far: the document, a lifecycle, the event list.
     expect(after.validated).toBeGreaterThan(15);
+  });
+
+  it("passes a test's own fetch and GraphQL answers through the same hook", async () => {
+    const before = answerStats();
+    const raw = await fetch(`${t.baseUrl}/v1/vehicles?limit=1`, { headers: { authorization: `Bearer ${t.business.test_secret_key}` } });
+    expect(raw.status).toBe(200);
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    expect((await gql('{ vehicle(id: "veh_unknown") { id } }')).errors?.[0].extensions.code).toBe('resource_missing');
+    const after = answerStats();
+    expect(after.validated - before.validated).toBe(1);
+    expect(after.graphql - before.graphql).toBe(1);
+  });
+
+  it('the hook refuses a GraphQL error whose code is outside the error catalogue, and fails the test even when the test caught it', async () => {
+    const answer = JSON.stringify({ errors: [{ message: 'No.', extensions: { type: 'invalid_request', code: 'made_up_code', request_id: 'req_1' } }] });
+    await expect(checkFetched('POST', new URL(`${t.baseUrl}/graphql`), { status: 400, headers: new Headers({ 'content-type': 'application/json' }) }, answer)).rejects.toThrow(
+      /the error code made_up_code is not one of the error catalogue/,
+    );
+    // Kept for the hook's afterEach, which would fail this test: taken here, as this test expects it.
+    expect(takeProblems()).toHaveLength(1);
   });
 });
