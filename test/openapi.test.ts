@@ -180,14 +180,17 @@ describe.each(ENGINES)('the OpenAPI document, on %s', (engine) => {
     expect(after.validated).toBeGreaterThan(15);
   });
 
-  it("passes a test's own fetch and GraphQL answers through the same hook", async () => {
+  it("passes a test's own fetch, App.handle and GraphQL answers through the same hook", async () => {
     const before = answerStats();
     const raw = await fetch(`${t.baseUrl}/v1/vehicles?limit=1`, { headers: { authorization: `Bearer ${t.business.test_secret_key}` } });
     expect(raw.status).toBe(200);
+    // In process, without a socket (App.handle), whatever host the request names.
+    const handled = await t.app.handle(new Request('http://in-process.example/v1/vehicles?limit=1', { headers: { authorization: `Bearer ${t.business.test_secret_key}` } }));
+    expect(handled.status).toBe(200);
     const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
     expect((await gql('{ vehicle(id: "veh_unknown") { id } }')).errors?.[0].extensions.code).toBe('resource_missing');
     const after = answerStats();
-    expect(after.validated - before.validated).toBe(1);
+    expect(after.validated - before.validated).toBe(2);
     expect(after.graphql - before.graphql).toBe(1);
   });
 

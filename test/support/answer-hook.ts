@@ -13,11 +13,13 @@ import { afterEach } from 'vitest';
  * that never calls the service pays nothing for it.
  */
 
-import { isCheckedUrl } from './under-test.ts';
+import { isCheckedPath, isCheckedUrl } from './under-test.ts';
 
 type Hook = typeof import('./openapi-check.ts');
 
-const rawFetch = globalThis.fetch;
+// Node's own fetch, kept on the global the first time: a wrapper always wraps it, never another wrapper.
+const RAW_FETCH = Symbol.for('rental-api.tests.raw-fetch');
+const rawFetch: typeof fetch = ((globalThis as Record<symbol, unknown>)[RAW_FETCH] ??= globalThis.fetch) as typeof fetch;
 let hook: Promise<Hook> | null = null;
 let loaded: Hook | null = null;
 
@@ -25,18 +27,35 @@ function checkerModule(): Promise<Hook> {
   return (hook ??= import('./openapi-check.ts').then((m) => (loaded = m)));
 }
 
+/** Check one answer of the service at `service` (its origin) to `method url`; rejects with what is wrong. */
+async function check(method: string, url: URL, service: string, res: Response): Promise<void> {
+  // A stream (a subscription over SSE) is read by the test as it comes; an OPTIONS preflight is the edge's CORS answer.
+  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream') || method === 'OPTIONS') return;
+  const text = method === 'HEAD' ? '' : await res.clone().text();
+  await (loaded ?? (await checkerModule())).checkFetched(method, url, res, text, service);
+}
+
 globalThis.fetch = async function checkedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const res = await rawFetch(input, init);
   const url = new URL(input instanceof Request ? input.url : String(input));
-  if (!isCheckedUrl(url)) return res;
-  const module = loaded ?? (await checkerModule());
-  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-  // A stream (a subscription over SSE) is read by the test as it comes; an OPTIONS preflight is the edge's CORS answer.
-  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream') || method === 'OPTIONS') return res;
-  const text = method === 'HEAD' ? '' : await res.clone().text();
-  await module.checkFetched(method, url, res, text);
+  if (isCheckedUrl(url)) await check((init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase(), url, url.origin, res);
   return res;
 } as typeof fetch;
+
+/**
+ * The same hook on a test's in-process requests (`App.handle`, no socket): whatever host the
+ * request names, its answer is checked against the document of the service at `baseUrl`.
+ * startTestApp hooks its app's `handle` so.
+ */
+export function checkHandledAnswers(app: { handle(request: Request): Promise<Response> }, baseUrl: string): void {
+  const handle = app.handle.bind(app);
+  app.handle = async (request) => {
+    const res = await handle(request);
+    const url = new URL(request.url);
+    if (isCheckedPath(url.pathname)) await check(request.method.toUpperCase(), url, new URL(baseUrl).origin, res);
+    return res;
+  };
+}
 
 afterEach(() => {
   const problems = loaded?.takeProblems() ?? [];

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createBusiness, type CreatedBusiness } from '../../src/platform/businesses.ts';
 import { buildApp, type App } from '../../src/server.ts';
 import { createTestPostgresDatabase } from './postgres.ts';
+import { checkHandledAnswers } from './answer-hook.ts';
 import { checkAnswersOf } from './under-test.ts';
 
 export type Engine = 'pglite' | 'postgres';
@@ -36,6 +37,7 @@ export async function startTestApp(engine: Engine, overrides: Partial<AppConfig>
   const server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   checkAnswersOf(`http://127.0.0.1:${port}`);
+  checkHandledAnswers(app, `http://127.0.0.1:${port}`);
   const business = await createBusiness(db.prisma, { name: 'Test Rentals' });
   const other = await createBusiness(db.prisma, { name: 'Other Rentals' });
   return {

@@ -203,11 +203,11 @@ export function takeProblems(): string[] {
 }
 
 /**
- * Check one answer the service gave to a test (method, URL, the Response, its body text):
+ * Check one answer the service (at `service`, its origin) gave to a test (method, URL, the Response, its body text):
  * /v1 answers against the OpenAPI document it serves, /graphql answers' errors against the
  * error catalogue. Throws (and records) a mismatch.
  */
-export async function checkFetched(method: string, url: URL, res: { status: number; headers: Headers }, text: string): Promise<void> {
+export async function checkFetched(method: string, url: URL, res: { status: number; headers: Headers }, text: string, service = url.origin): Promise<void> {
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text);
@@ -221,7 +221,7 @@ export async function checkFetched(method: string, url: URL, res: { status: numb
       stats.graphql++;
       return;
     }
-    const checker = await checkerFor(url.origin);
+    const checker = await checkerFor(service);
     checker.check(method, url.pathname + url.search, res.status, res.headers.get('content-type'), parsed);
   } catch (err) {
     problems.push((err as Error).message);

@@ -11,13 +11,15 @@ export function checkAnswersOf(baseUrl: string): void {
   services.add(new URL(baseUrl).origin);
 }
 
-/** Whether the hook checks the answer of this URL: a /v1 path or /graphql of a service under test. */
-export function isCheckedUrl(url: URL): boolean {
-  if (!services.has(url.origin)) return false;
+/** Whether the hook checks the answer of a path of the service: its /v1 paths and /graphql. */
+export function isCheckedPath(pathname: string): boolean {
   // The document itself is the checker's source (an edge path): never checked, so no recursion.
-  if (url.pathname === '/v1/openapi.json') return false;
-  return url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/graphql';
+  if (pathname === '/v1/openapi.json') return false;
+  return pathname === '/v1' || pathname.startsWith('/v1/') || pathname === '/graphql';
 }
+
+/** Whether the hook checks the answer of this URL: a checked path of a service under test. */
+export const isCheckedUrl = (url: URL): boolean => services.has(url.origin) && isCheckedPath(url.pathname);
 
 const extraCodes = new Set<string>();
 
