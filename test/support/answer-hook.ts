@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
 /*
  * The one response hook of the test suites (vitest.config.ts's setupFiles: it runs in every
@@ -61,3 +61,6 @@ afterEach(() => {
   const problems = loaded?.takeProblems() ?? [];
   if (problems.length) throw new Error(`${problems.length} answer(s) outside the OpenAPI document or the error catalogue:\n\n${problems.join('\n\n')}`);
 });
+
+// ANSWER_HOOK_STATS=1: how many answers this file's tests had checked, by kind.
+if (process.env.ANSWER_HOOK_STATS) afterAll(() => console.log(`answer hook: ${JSON.stringify(loaded?.answerStats() ?? 'no answer of a service under test')}`));
