@@ -4,12 +4,12 @@ import { afterAll, afterEach } from 'vitest';
  * The one response hook of the test suites (vitest.config.ts's setupFiles: it runs in every
  * test file). It wraps the global fetch, so every answer a test gets over HTTP passes through
  * it: restClient's and graphqlClient's (test/support/app.ts), the typed client's, and a test's
- * own `fetch` to /v1 or /graphql. An answer of a service under test (the origins
- * test/support/under-test.ts's `checkAnswersOf` registered) is checked before the test sees
- * it: a /v1 answer against the OpenAPI document that service serves (its operation, status,
+ * own `fetch` to /v1 or /graphql; startTestApp hooks its app's in-process `App.handle` too. An
+ * answer of a service under test (the origins test/support/under-test.ts's `checkAnswersOf`
+ * registered) is checked before the test sees it: a /v1 answer against the OpenAPI document that service serves (its operation, status,
  * schema and error code), a /graphql answer's errors against the error catalogue. A mismatch
  * rejects the fetch with what is wrong, and fails the test in `afterEach` even when the test
- * caught that rejection. The checker is loaded at the first answer to check, so a unit test
+ * caught that rejection (one made in a file's `afterAll`, in the hook's own `afterAll`). The checker is loaded at the first answer to check, so a unit test
  * that never calls the service pays nothing for it.
  */
 
@@ -57,10 +57,15 @@ export function checkHandledAnswers(app: { handle(request: Request): Promise<Res
   };
 }
 
-afterEach(() => {
+function failOnProblems() {
   const problems = loaded?.takeProblems() ?? [];
   if (problems.length) throw new Error(`${problems.length} answer(s) outside the OpenAPI document or the error catalogue:\n\n${problems.join('\n\n')}`);
-});
+}
 
-// ANSWER_HOOK_STATS=1: how many answers this file's tests had checked, by kind.
-if (process.env.ANSWER_HOOK_STATS) afterAll(() => console.log(`answer hook: ${JSON.stringify(loaded?.answerStats() ?? 'no answer of a service under test')}`));
+afterEach(failOnProblems);
+afterAll(() => {
+  // ANSWER_HOOK_STATS=1: how many answers this file's tests had checked, by kind.
+  if (process.env.ANSWER_HOOK_STATS) console.log(`answer hook: ${JSON.stringify(loaded?.answerStats() ?? 'no answer of a service under test')}`);
+  // An answer of a file's last hooks (afterAll), after every test's afterEach.
+  failOnProblems();
+});
