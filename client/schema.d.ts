@@ -23661,7 +23661,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "payment_error",
                      *         "code": "card_declined",
-                     *         "message": "Simulate a declined payment (answers 402 card_declined): The customer's card was declined; the booking returns to pending_payment so the customer may pay again (payment.failed is emitted first).",
+                     *         "message": "The card was declined (sandbox simulation); booking bk_01jd3m4k5n6p7q8r9s0t1v2w3x is now 'pending_payment'.",
                      *         "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x"
                      *       }
                      *     }

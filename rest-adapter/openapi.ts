@@ -180,13 +180,14 @@ function successExample(c: CompiledRoute, returned: GraphQLObjectType | null, pa
   return own;
 }
 
-/** A route that always answers an error (the sandbox's declined payment): that error's answer gets the example. */
-function withErrorExample(responses: Record<string, Record<string, unknown>>, answersError: JsonRoute['answersError'], op: Operation) {
+/** A route that always answers an error (the sandbox's declined payment): that error's answer gets the example, the route's `answerExample` giving its fields. */
+function withErrorExample(responses: Record<string, Record<string, unknown>>, route: RestRoute) {
+  const answersError = isHandlerRoute(route) ? undefined : route.answersError;
   if (!answersError) return responses;
   const response = responses[String(answersError.status)];
   if (!response) return responses;
   const definition = errorDefinition(answersError.code);
-  const example = { error: { type: definition.type, code: definition.code, message: `${op.summary}: ${definition.description}`, request_id: 'req_01jd3m4k5n6p7q8r9s0t1v2w3x' } };
+  const example = { error: { type: definition.type, code: definition.code, message: definition.description, request_id: 'req_01jd3m4k5n6p7q8r9s0t1v2w3x', ...(route as JsonRoute).answerExample } };
   return { ...responses, [String(answersError.status)]: { ...response, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } } } };
 }
 
@@ -328,7 +329,7 @@ export function openApiDocument(compiled: CompiledRoute[]) {
                 content: isHandlerRoute(c.route) && c.route.answers ? { ...c.route.answers } : { [mediaType]: { schema: success, ...withExample(successExample(c, returned, parameters)) } },
               },
             }),
-        ...withErrorExample(errorResponses(codes), answersError, op),
+        ...withErrorExample(errorResponses(codes), c.route),
       },
     };
   }

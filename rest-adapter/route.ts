@@ -38,8 +38,8 @@ export interface JsonRoute extends RouteBase {
   args?: Record<string, `path.${string}` | 'body'>;
   /**
    * The fields of this route's success answer that differ from the example of the object it
-   * answers (rest-adapter/examples.ts), e.g. `{ state: 'canceled' }` for a cancel; the whole
-   * example of an answer that is no object.
+   * answers (rest-adapter/examples.ts), e.g. `{ state: 'canceled' }` for a cancel; for a
+   * route that answers an error (`answersError`), the fields of that error's example.
    */
   answerExample?: Record<string, unknown>;
   /** A simulation whose answer is always this error (the sandbox's declined payment). */
