@@ -3401,6 +3401,28 @@ export interface components {
                 object?: string;
                 /** @description On booking_not_ready: the readiness gates not met. */
                 unmet_gates?: string[];
+                /** @description On permission_denied: the permission the key or member lacks. */
+                permission?: string;
+                /** @description On permission_not_grantable: the permissions the caller may not grant. */
+                permissions?: string[];
+                /** @description On charge_disputed: the charge under an open dispute. */
+                charge_id?: string;
+                /** @description On customer_exists: the customer who has that email. */
+                customer_id?: string;
+                /** @description On domain_exists: the domain added already. */
+                domain_id?: string;
+                /** @description On dns_records_missing: the DNS records not found yet. */
+                missing_records?: string[];
+                /** @description On file_in_use: the ids of what cites the file. */
+                used_by?: string[];
+                /** @description On amount_exceeds_available: the amount still available, in cents. */
+                available_cents?: number;
+                /** @description On vehicle_archived: the archived vehicle. */
+                vehicle_id?: string;
+                /** @description On vehicle_has_bookings: how many bookings hold the vehicle. */
+                booking_count?: number;
+                /** @description On vehicle_has_bookings: the bookings that hold it. */
+                booking_ids?: string[];
             };
         };
         /** @description A rentable vehicle with its pricing configuration. */
@@ -3562,6 +3584,8 @@ export interface components {
         };
         /** @description The busy periods of one vehicle in a window, oldest first. */
         VehicleAvailability: {
+            /** @constant */
+            object: "vehicle_availability";
             vehicle_id: string;
             livemode: boolean;
             /** Format: date-time */
@@ -3581,6 +3605,8 @@ export interface components {
         };
         /** @description A vehicle's pricing rules. Each rental day is priced by the first rule that applies to its date: a seasonal rate, then the weekend rate on a weekend day, then the daily rate. */
         VehiclePricing: {
+            /** @constant */
+            object: "vehicle_pricing";
             vehicle_id: string;
             livemode: boolean;
             currency: string;
@@ -3844,6 +3870,8 @@ export interface components {
         };
         /** @description A booking's API calls, events and webhook deliveries, in order, with their counts. */
         BookingTimeline: {
+            /** @constant */
+            object: "booking_timeline";
             booking_id: string;
             entries: components["schemas"]["TimelineEntry"][];
             counts: components["schemas"]["TimelineCounts"];
@@ -3908,6 +3936,8 @@ export interface components {
         };
         /** @description Whether the rental can start now, gate by gate. */
         PickupReadiness: {
+            /** @constant */
+            object: "pickup_readiness";
             booking_id: string;
             ready: boolean;
             /**
@@ -3942,6 +3972,8 @@ export interface components {
         PhotoSlot: "front" | "rear" | "driver_side" | "passenger_side" | "interior" | "odometer" | "damage_detail";
         /** @description A booking's pickup record: the odometer, when the rental started, the photos taken. */
         Pickup: {
+            /** @constant */
+            object: "pickup";
             booking_id: string;
             mileage_out: number | null;
             picked_up_at: string | null;
@@ -3966,6 +3998,8 @@ export interface components {
         };
         /** @description How the customer gets into the vehicle; the code and instructions only while released and the rental is on. */
         VehicleAccess: {
+            /** @constant */
+            object: "vehicle_access";
             booking_id: string;
             /** @description not_configured, configured, released or revoked. */
             state: string;
@@ -3991,6 +4025,8 @@ export interface components {
         VehicleAccessMethod: "in_person" | "key_handoff" | "lockbox" | "keypad" | "smart_lock";
         /** @description A booking's return: its state, the odometer readings, the mileage object and the photos taken. */
         Return: {
+            /** @constant */
+            object: "return";
             booking_id: string;
             /** @enum {string} */
             state: "not_started" | "in_progress" | "submitted" | "completed";
@@ -4071,6 +4107,8 @@ export interface components {
         };
         /** @description Private media references of a booking's identity documents: short-lived signed links only. */
         IdentityVerificationMedia: {
+            /** @constant */
+            object: "identity_verification_media";
             booking_id: string;
             /** @description One link per document still stored. */
             data: components["schemas"]["IdentityMedia"][];
@@ -4148,6 +4186,8 @@ export interface components {
         };
         /** @description Where a booking's rental agreement stands. */
         AgreementStatus: {
+            /** @constant */
+            object: "agreement_status";
             booking_id: string;
             /** @enum {string} */
             state: "draft" | "sent" | "signed" | "voided";
@@ -4473,6 +4513,8 @@ export interface components {
             created_at: string;
             /** @description How many messages the conversation holds. */
             message_count: number;
+            /** @description Its latest 100 messages, newest first. */
+            messages: components["schemas"]["Message"][];
         };
         ConversationMessageInput: {
             /** @description The text. Card numbers and security codes are replaced before anything is stored or sent. */
@@ -4610,6 +4652,11 @@ export interface components {
         };
         /** @description The business's rental settings in the key's environment, defaults filled in. */
         BusinessSettings: {
+            /**
+             * @description The type of the object: present when it is the answer itself, not inside another object.
+             * @constant
+             */
+            object?: "business_settings";
             livemode: boolean;
             /**
              * @description automatic: a paid booking is confirmed at once; manual: it waits in booked for POST /v1/bookings/{id}/approve.
@@ -4756,6 +4803,8 @@ export interface components {
         };
         /** @description What proves a custom domain: the DNS records to create, and where verification stands. */
         DomainVerification: {
+            /** @constant */
+            object: "domain_verification";
             domain_id: string;
             hostname: string;
             /** @enum {string} */
@@ -5024,7 +5073,6 @@ export interface components {
         };
         /** @description The caller's sandbox data was deleted; API keys, team and webhook endpoints stay. */
         SandboxReset: {
-            /** @description Always sandbox_reset. */
             object: string;
             livemode: boolean;
             deleted: components["schemas"]["SandboxResetCounts"];
@@ -5056,6 +5104,8 @@ export interface components {
         };
         /** @description The business's sandbox time, and what the last advance made due. */
         TestClock: {
+            /** @constant */
+            object: "test_clock";
             /** Format: date-time */
             now: string;
             /** @description How far the sandbox runs ahead of real time. */

@@ -45,6 +45,17 @@ const ERROR_SCHEMA: Schema = {
         current_state: { type: 'string', description: 'On invalid_state_transition: the state of the object now.' },
         object: { type: 'string', description: 'On invalid_state_transition: the type of the object.' },
         unmet_gates: { type: 'array', items: { type: 'string' }, description: 'On booking_not_ready: the readiness gates not met.' },
+        permission: { type: 'string', description: 'On permission_denied: the permission the key or member lacks.' },
+        permissions: { type: 'array', items: { type: 'string' }, description: 'On permission_not_grantable: the permissions the caller may not grant.' },
+        charge_id: { type: 'string', description: 'On charge_disputed: the charge under an open dispute.' },
+        customer_id: { type: 'string', description: 'On customer_exists: the customer who has that email.' },
+        domain_id: { type: 'string', description: 'On domain_exists: the domain added already.' },
+        missing_records: { type: 'array', items: { type: 'string' }, description: 'On dns_records_missing: the DNS records not found yet.' },
+        used_by: { type: 'array', items: { type: 'string' }, description: 'On file_in_use: the ids of what cites the file.' },
+        available_cents: { type: 'integer', description: 'On amount_exceeds_available: the amount still available, in cents.' },
+        vehicle_id: { type: 'string', description: 'On vehicle_archived: the archived vehicle.' },
+        booking_count: { type: 'integer', description: 'On vehicle_has_bookings: how many bookings hold the vehicle.' },
+        booking_ids: { type: 'array', items: { type: 'string' }, description: 'On vehicle_has_bookings: the bookings that hold it.' },
       },
     },
   },
@@ -207,6 +218,10 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     return nullable ? { anyOf: [schema, { type: 'null' }] } : schema;
   }
 
+  // Types a route answers at the top that are no entity (a pickup readiness, the settings): such
+  // an answer names its type in `object` too; inside another object it does not.
+  const answeredAtTop = new Set(compiled.flatMap((c) => (c.field && !c.list && isObjectType(getNamedType(c.field.type)) && !isEntity(getNamedType(c.field.type) as GraphQLObjectType) ? [getNamedType(c.field.type).name] : [])));
+
   function objectComponent(type: GraphQLObjectType): string {
     if (components[type.name]) return type.name;
     components[type.name] = {};
@@ -215,11 +230,16 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     if (isEntity(type)) {
       properties.object = { type: 'string', const: snake(type.name).replace(/^_/, '') };
       required.push('object');
+    } else if (answeredAtTop.has(type.name)) {
+      // Required below when no other object holds it (then it is only ever an answer).
+      properties.object = { type: 'string', const: snake(type.name).replace(/^_/, ''), description: 'The type of the object: present when it is the answer itself, not inside another object.' };
     }
     for (const field of Object.values(type.getFields())) {
       const named = getNamedType(field.type);
-      if (field.args.some((a) => isNonNullType(a.type))) continue;
-      if (isObjectType(named) && (isEntity(named) || isConnection(named))) continue;
+      // As REST answers show it (rest-adapter/translate.ts): a relation only when its type embeds it (a conversation's messages).
+      const embedded = field.extensions?.restEmbed === true;
+      if (!embedded && field.args.some((a) => isNonNullType(a.type))) continue;
+      if (!embedded && isObjectType(named) && (isEntity(named) || isConnection(named))) continue;
       properties[snake(field.name)] = { ...outputSchema(field.type), ...(field.description ? { description: field.description } : {}) };
       required.push(snake(field.name));
     }
@@ -335,6 +355,14 @@ export function openApiDocument(compiled: CompiledRoute[]) {
   }
 
   const webhooks = webhookEntries(compiled, objectComponent, components);
+  for (const name of answeredAtTop) {
+    const held = Object.entries(components).some(([other, schema]) => other !== name && JSON.stringify(schema).includes(`"#/components/schemas/${name}"`));
+    const component = components[name] as { required?: string[]; properties?: Record<string, Schema> };
+    if (!held && component.properties?.object) {
+      component.required = ['object', ...(component.required ?? [])];
+      delete component.properties.object.description;
+    }
+  }
   const tags = [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((o) => (o as { tags: string[] }).tags)))];
   const groups = new Map(routeGroups.map((g) => [g.tag, g.description]));
 

@@ -91,8 +91,18 @@ describe('the examples of the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('lists every detail field of the error catalogue in the error envelope (the checker refuses a field it does not list)', async () => {
+    const { loadCatalogues } = await import('../scripts/error-reference.ts');
+    const listed = Object.keys(doc.components.schemas.Error.properties.error.properties);
+    const missing = (await loadCatalogues()).flatMap((d) => d.details.filter((field) => !listed.includes(field)).map((field) => `${d.code}: ${field}`));
+    expect(missing).toEqual([]);
+  });
+
   it('the check fails on a wrong example, naming it', () => {
     expect(problem('probe', { $ref: '#/components/schemas/Booking' }, { object: 'booking' })).toMatch(/must have required property 'id'/);
     expect(problem('probe-empty', { type: 'object', additionalProperties: false }, { reason: 'x' })).toMatch(/must NOT have additional properties/);
+    // A field the document does not list is refused, though the document leaves its objects open to new fields.
+    const vehicle = doc.paths['/v1/vehicles/{vehicle_id}'].get.responses['200'].content['application/json'].example;
+    expect(problem('probe-extra', { $ref: '#/components/schemas/Vehicle' }, { ...vehicle, color: 'red' })).toMatch(/must NOT have additional properties/);
   });
 });

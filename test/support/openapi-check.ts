@@ -71,7 +71,7 @@ export class OpenApiChecker {
   constructor(readonly doc: OpenApiDocument) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'openapi:doc', components: doc.components }, 'openapi:doc');
+    this.ajv.addSchema({ $id: 'openapi:doc', components: closed(doc.components) }, 'openapi:doc');
     this.matchers = Object.entries(doc.paths)
       .flatMap(([template, methods]) =>
         Object.entries(methods).map(([method, operation]) => ({
@@ -177,6 +177,19 @@ export class OpenApiChecker {
       );
     }
   }
+}
+
+/**
+ * The document's schemas, closed: an object whose properties the document lists answers no
+ * other field. The document leaves them open (a client must ignore a field it does not know,
+ * so fields may be added); the service's own answers must not carry one the document lacks.
+ */
+function closed(schema: unknown): any {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([name, s]) => [name, closed(s)])) : closed(v)]));
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
 }
 
 /** The schema with its `#/components/...` references pointed at the document's components. */
