@@ -10,9 +10,10 @@ import { isTestErrorCode } from './under-test.ts';
 /*
  * Every answer the end-to-end suites get over REST is checked against the OpenAPI document the
  * service serves: the operation matched by method and path, the response of its status, the
- * schema of that response (success or the error envelope) and, for an error, that its code is
- * one the response lists. The REST helpers (app.ts's restClient) call `checkAnswer` after each
- * request, so a mismatch fails the test that made the request.
+ * schema of that response (success or the error envelope, its objects read as closed) and, for
+ * an error, that its code is one the response lists. The suites' one answer hook
+ * (test/support/answer-hook.ts) calls `checkFetched` for each answer, so a mismatch fails the
+ * test that made the request.
  */
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -206,7 +207,7 @@ const checkers = new Map<string, Promise<OpenApiChecker>>();
 /*
  * The one answer hook (test/support/answer-hook.ts, a vitest setup file wrapping the global
  * fetch) hands `checkFetched` every answer of a service under test (test/support/under-test.ts):
- * restClient's, graphqlClient's, the typed client's and a test's raw `fetch` alike.
+ * restClient's, graphqlClient's, the typed client's, a test's raw `fetch` and App.handle alike.
  */
 const problems: string[] = [];
 
