@@ -9,6 +9,9 @@ export default defineConfig({
   resolve: { alias: { graphql: require.resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // The one answer hook: every answer a test gets from the service is checked against the
+    // OpenAPI document (or, over GraphQL, the error catalogue) before the test sees it.
+    setupFiles: ['test/support/answer-hook.ts'],
     testTimeout: 60000,
     hookTimeout: 120000,
     pool: 'forks',

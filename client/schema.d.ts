@@ -3401,6 +3401,28 @@ export interface components {
                 object?: string;
                 /** @description On booking_not_ready: the readiness gates not met. */
                 unmet_gates?: string[];
+                /** @description On permission_denied: the permission the key or member lacks. */
+                permission?: string;
+                /** @description On permission_not_grantable: the permissions the caller may not grant. */
+                permissions?: string[];
+                /** @description On charge_disputed: the charge under an open dispute. */
+                charge_id?: string;
+                /** @description On customer_exists: the customer who has that email. */
+                customer_id?: string;
+                /** @description On domain_exists: the domain added already. */
+                domain_id?: string;
+                /** @description On dns_records_missing: the DNS records not found yet. */
+                missing_records?: string[];
+                /** @description On file_in_use: the ids of what cites the file. */
+                used_by?: string[];
+                /** @description On amount_exceeds_available: the amount still available, in cents. */
+                available_cents?: number;
+                /** @description On vehicle_archived: the archived vehicle. */
+                vehicle_id?: string;
+                /** @description On vehicle_has_bookings: how many bookings hold the vehicle. */
+                booking_count?: number;
+                /** @description On vehicle_has_bookings: the bookings that hold it. */
+                booking_ids?: string[];
             };
         };
         /** @description A rentable vehicle with its pricing configuration. */
@@ -3562,6 +3584,8 @@ export interface components {
         };
         /** @description The busy periods of one vehicle in a window, oldest first. */
         VehicleAvailability: {
+            /** @constant */
+            object: "vehicle_availability";
             vehicle_id: string;
             livemode: boolean;
             /** Format: date-time */
@@ -3581,6 +3605,8 @@ export interface components {
         };
         /** @description A vehicle's pricing rules. Each rental day is priced by the first rule that applies to its date: a seasonal rate, then the weekend rate on a weekend day, then the daily rate. */
         VehiclePricing: {
+            /** @constant */
+            object: "vehicle_pricing";
             vehicle_id: string;
             livemode: boolean;
             currency: string;
@@ -3844,6 +3870,8 @@ export interface components {
         };
         /** @description A booking's API calls, events and webhook deliveries, in order, with their counts. */
         BookingTimeline: {
+            /** @constant */
+            object: "booking_timeline";
             booking_id: string;
             entries: components["schemas"]["TimelineEntry"][];
             counts: components["schemas"]["TimelineCounts"];
@@ -3908,6 +3936,8 @@ export interface components {
         };
         /** @description Whether the rental can start now, gate by gate. */
         PickupReadiness: {
+            /** @constant */
+            object: "pickup_readiness";
             booking_id: string;
             ready: boolean;
             /**
@@ -3942,6 +3972,8 @@ export interface components {
         PhotoSlot: "front" | "rear" | "driver_side" | "passenger_side" | "interior" | "odometer" | "damage_detail";
         /** @description A booking's pickup record: the odometer, when the rental started, the photos taken. */
         Pickup: {
+            /** @constant */
+            object: "pickup";
             booking_id: string;
             mileage_out: number | null;
             picked_up_at: string | null;
@@ -3966,6 +3998,8 @@ export interface components {
         };
         /** @description How the customer gets into the vehicle; the code and instructions only while released and the rental is on. */
         VehicleAccess: {
+            /** @constant */
+            object: "vehicle_access";
             booking_id: string;
             /** @description not_configured, configured, released or revoked. */
             state: string;
@@ -3991,6 +4025,8 @@ export interface components {
         VehicleAccessMethod: "in_person" | "key_handoff" | "lockbox" | "keypad" | "smart_lock";
         /** @description A booking's return: its state, the odometer readings, the mileage object and the photos taken. */
         Return: {
+            /** @constant */
+            object: "return";
             booking_id: string;
             /** @enum {string} */
             state: "not_started" | "in_progress" | "submitted" | "completed";
@@ -4071,6 +4107,8 @@ export interface components {
         };
         /** @description Private media references of a booking's identity documents: short-lived signed links only. */
         IdentityVerificationMedia: {
+            /** @constant */
+            object: "identity_verification_media";
             booking_id: string;
             /** @description One link per document still stored. */
             data: components["schemas"]["IdentityMedia"][];
@@ -4148,6 +4186,8 @@ export interface components {
         };
         /** @description Where a booking's rental agreement stands. */
         AgreementStatus: {
+            /** @constant */
+            object: "agreement_status";
             booking_id: string;
             /** @enum {string} */
             state: "draft" | "sent" | "signed" | "voided";
@@ -4475,6 +4515,8 @@ export interface components {
             created_at: string;
             /** @description How many messages the conversation holds. */
             message_count: number;
+            /** @description Its latest 100 messages, newest first. */
+            messages: components["schemas"]["Message"][];
         };
         ConversationMessageInput: {
             /** @description The text. Card numbers and security codes are replaced before anything is stored or sent. */
@@ -4612,6 +4654,11 @@ export interface components {
         };
         /** @description The business's rental settings in the key's environment, defaults filled in. */
         BusinessSettings: {
+            /**
+             * @description The type of the object: present when it is the answer itself, not inside another object.
+             * @constant
+             */
+            object?: "business_settings";
             livemode: boolean;
             /**
              * @description automatic: a paid booking is confirmed at once; manual: it waits in booked for POST /v1/bookings/{id}/approve.
@@ -4758,6 +4805,8 @@ export interface components {
         };
         /** @description What proves a custom domain: the DNS records to create, and where verification stands. */
         DomainVerification: {
+            /** @constant */
+            object: "domain_verification";
             domain_id: string;
             hostname: string;
             /** @enum {string} */
@@ -5026,7 +5075,6 @@ export interface components {
         };
         /** @description The caller's sandbox data was deleted; API keys, team and webhook endpoints stay. */
         SandboxReset: {
-            /** @description Always sandbox_reset. */
             object: string;
             livemode: boolean;
             deleted: components["schemas"]["SandboxResetCounts"];
@@ -5058,6 +5106,8 @@ export interface components {
         };
         /** @description The business's sandbox time, and what the last advance made due. */
         TestClock: {
+            /** @constant */
+            object: "test_clock";
             /** Format: date-time */
             now: string;
             /** @description How far the sandbox runs ahead of real time. */
@@ -6529,6 +6579,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "vehicle",
+                     *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Toyota Corolla 2024",
+                     *           "make": "Toyota",
+                     *           "model": "Corolla",
+                     *           "year": 2024,
+                     *           "status": "active",
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 200,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_daily_cents": 1500,
+                     *           "weekend_rate_cents": null,
+                     *           "weekend_days": [
+                     *             "saturday",
+                     *             "sunday"
+                     *           ],
+                     *           "seasonal_rates": [],
+                     *           "location": null,
+                     *           "delivery_options": [],
+                     *           "access_method": "in_person",
+                     *           "minimum_age": 21,
+                     *           "photos": [],
+                     *           "features": [],
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.357Z",
+                     *           "next_states": [
+                     *             "archived"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/vehicles"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -6631,6 +6723,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -6740,6 +6867,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -6854,6 +7016,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -6972,6 +7169,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Toyota Corolla 2024",
+                     *       "make": "Toyota",
+                     *       "model": "Corolla",
+                     *       "year": 2024,
+                     *       "status": "active",
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "location": null,
+                     *       "delivery_options": [],
+                     *       "access_method": "in_person",
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.357Z",
+                     *       "next_states": [
+                     *         "archived"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
@@ -7101,6 +7333,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_availability",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "start_at": "2026-11-27T20:20:22.745Z",
+                     *       "end_at": "2027-11-27T20:20:22.745Z",
+                     *       "busy_periods": [
+                     *         {
+                     *           "start_at": "2027-02-22T20:00:00.000Z",
+                     *           "end_at": "2027-02-24T20:00:00.000Z",
+                     *           "reason": "hold"
+                     *         },
+                     *         {
+                     *           "start_at": "2027-02-27T20:00:00.000Z",
+                     *           "end_at": "2027-02-28T20:00:00.000Z",
+                     *           "reason": "booking"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAvailability"];
                 };
             };
@@ -7192,6 +7445,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_pricing",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 100,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "unlimited_miles_daily_cents": null,
+                     *       "deposit_cents": 0,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 0,
+                     *       "delivery_options": [
+                     *         {
+                     *           "name": "Airport delivery",
+                     *           "fee_cents": 3500,
+                     *           "description": "Terminal 1"
+                     *         },
+                     *         {
+                     *           "name": "Hotel drop-off",
+                     *           "fee_cents": 0,
+                     *           "description": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
@@ -7317,6 +7601,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_pricing",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 100,
+                     *       "weekend_rate_cents": null,
+                     *       "weekend_days": [
+                     *         "saturday",
+                     *         "sunday"
+                     *       ],
+                     *       "seasonal_rates": [],
+                     *       "unlimited_miles_daily_cents": null,
+                     *       "deposit_cents": 0,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 0,
+                     *       "delivery_options": [
+                     *         {
+                     *           "name": "Airport delivery",
+                     *           "fee_cents": 3500,
+                     *           "description": "Terminal 1"
+                     *         },
+                     *         {
+                     *           "name": "Hotel drop-off",
+                     *           "fee_cents": 0,
+                     *           "description": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
@@ -7449,6 +7764,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "vehicle",
+                     *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Toyota Corolla 2024",
+                     *           "make": "Toyota",
+                     *           "model": "Corolla",
+                     *           "year": 2024,
+                     *           "status": "active",
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 200,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_daily_cents": 1500,
+                     *           "weekend_rate_cents": null,
+                     *           "weekend_days": [
+                     *             "saturday",
+                     *             "sunday"
+                     *           ],
+                     *           "seasonal_rates": [],
+                     *           "location": null,
+                     *           "delivery_options": [],
+                     *           "access_method": "in_person",
+                     *           "minimum_age": 21,
+                     *           "photos": [],
+                     *           "features": [],
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.357Z",
+                     *           "next_states": [
+                     *             "archived"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/availability"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -7549,6 +7906,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "quote",
+                     *       "id": "qt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "start_at": "2028-02-29T10:00:00.000Z",
+                     *       "end_at": "2028-03-02T10:00:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "delivery_option": null,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "available": true,
+                     *       "expires_at": "2026-11-27T20:44:53.881Z",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:53.911Z",
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2028-02-29",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2028-03-01",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Quote"];
                 };
             };
@@ -7667,6 +8064,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "quote",
+                     *       "id": "qt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "start_at": "2028-02-29T10:00:00.000Z",
+                     *       "end_at": "2028-03-02T10:00:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "delivery_option": null,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "available": true,
+                     *       "expires_at": "2026-11-27T20:44:53.881Z",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:53.911Z",
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2028-02-29",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2028-03-01",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Quote"];
                 };
             };
@@ -7797,6 +8234,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "booking",
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "state": "pending_payment",
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "quote_id": null,
+                     *           "start_at": "2026-11-27T20:37:00.000Z",
+                     *           "end_at": "2026-11-29T20:37:00.000Z",
+                     *           "unlimited_miles": false,
+                     *           "days": 2,
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "rental_cents": 9800,
+                     *           "unlimited_miles_fee_cents": 0,
+                     *           "delivery_fee_cents": 0,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "total_cents": 9800,
+                     *           "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *           "canceled_at": null,
+                     *           "cancellation_reason": null,
+                     *           "mileage_out": null,
+                     *           "mileage_in": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.761Z",
+                     *           "gates": {
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "deposit": "pending",
+                     *             "insurance": "pending"
+                     *           },
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-11-27",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             },
+                     *             {
+                     *               "date": "2026-11-28",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             }
+                     *           ],
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/bookings"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -7905,6 +8407,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8023,6 +8583,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8132,6 +8750,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8265,6 +8941,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "pending_payment",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "payment_pending",
+                     *         "booked",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8399,7 +9133,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -8407,6 +9147,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "confirmed",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "satisfied",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "not_required"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "canceled",
+                     *         "problem"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8540,6 +9336,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "canceled",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": "2026-11-27T20:18:27.863Z",
+                     *       "cancellation_reason": "requested_by_customer",
+                     *       "mileage_out": null,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "pending",
+                     *         "identity": "pending",
+                     *         "agreement": "pending",
+                     *         "deposit": "pending",
+                     *         "insurance": "pending"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8656,7 +9505,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -8664,6 +9519,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "completed",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": 20000,
+                     *       "mileage_in": 20450,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "satisfied",
+                     *         "identity": "satisfied",
+                     *         "agreement": "satisfied",
+                     *         "deposit": "satisfied",
+                     *         "insurance": "not_required"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "problem"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -8782,6 +9692,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_timeline",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "entries": [
+                     *         {
+                     *           "kind": "event",
+                     *           "at": "2026-11-27T20:17:17.504Z",
+                     *           "ref": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "method": null,
+                     *           "path": null,
+                     *           "status": null,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_type": "booking.created",
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         },
+                     *         {
+                     *           "kind": "api_call",
+                     *           "at": "2026-11-27T20:17:17.513Z",
+                     *           "ref": "aud_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "method": "POST",
+                     *           "path": "/v1/bookings",
+                     *           "status": 201,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_id": null,
+                     *           "event_type": null,
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         },
+                     *         {
+                     *           "kind": "event",
+                     *           "at": "2026-11-27T20:17:17.630Z",
+                     *           "ref": "evt_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "method": null,
+                     *           "path": null,
+                     *           "status": null,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "event_type": "booking.updated",
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         },
+                     *         {
+                     *           "kind": "api_call",
+                     *           "at": "2026-11-27T20:17:17.694Z",
+                     *           "ref": "aud_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "method": "POST",
+                     *           "path": "/v1/bookings/bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "status": 200,
+                     *           "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "event_id": null,
+                     *           "event_type": null,
+                     *           "url": null,
+                     *           "response_status": null,
+                     *           "attempt": null,
+                     *           "duration_ms": null
+                     *         }
+                     *       ],
+                     *       "counts": {
+                     *         "actions": 2,
+                     *         "events": 2,
+                     *         "deliveries": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingTimeline"];
                 };
             };
@@ -8873,6 +9856,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "submitted",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": [
+                     *         "approved",
+                     *         "rejected"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -8981,6 +9985,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "submitted",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": [
+                     *         "approved",
+                     *         "rejected"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -9097,7 +10122,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -9105,6 +10136,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "approved",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -9238,6 +10287,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "insurance",
+                     *       "id": "ins_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "rejected",
+                     *       "provider": "Acme Mutual",
+                     *       "policy_ref": "AM-77",
+                     *       "document_file_ids": [
+                     *         "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       ],
+                     *       "expires_on": null,
+                     *       "rejection_reason": "The policy does not cover rentals.",
+                     *       "created_at": "2026-11-27T20:12:22.432Z",
+                     *       "next_states": [
+                     *         "submitted"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
@@ -9356,6 +10425,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "pickup_readiness",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "ready": true,
+                     *       "opens_at": "2026-11-27T19:37:00.000Z",
+                     *       "gates": [
+                     *         {
+                     *           "name": "payment",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "deposit",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "identity",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "agreement",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "insurance",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "confirmation",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         },
+                     *         {
+                     *           "name": "pickup_window",
+                     *           "status": "satisfied",
+                     *           "missing": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PickupReadiness"];
                 };
             };
@@ -9467,6 +10581,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "pickup",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "mileage_out": null,
+                     *       "picked_up_at": null,
+                     *       "photos": [
+                     *         {
+                     *           "slot": "front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         },
+                     *         {
+                     *           "slot": "odometer",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pickup"];
                 };
             };
@@ -9600,6 +10734,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "pickup",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "mileage_out": null,
+                     *       "picked_up_at": null,
+                     *       "photos": [
+                     *         {
+                     *           "slot": "front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         },
+                     *         {
+                     *           "slot": "odometer",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y",
+                     *           "created_at": "2026-11-27T20:12:24.417Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pickup"];
                 };
             };
@@ -9733,6 +10887,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "state": "active",
+                     *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "quote_id": null,
+                     *       "start_at": "2026-11-27T20:37:00.000Z",
+                     *       "end_at": "2026-11-29T20:37:00.000Z",
+                     *       "unlimited_miles": false,
+                     *       "days": 2,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "rental_cents": 9800,
+                     *       "unlimited_miles_fee_cents": 0,
+                     *       "delivery_fee_cents": 0,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 400,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "total_cents": 9800,
+                     *       "hold_expires_at": null,
+                     *       "canceled_at": null,
+                     *       "cancellation_reason": null,
+                     *       "mileage_out": 20000,
+                     *       "mileage_in": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:12:17.761Z",
+                     *       "gates": {
+                     *         "payment": "satisfied",
+                     *         "identity": "satisfied",
+                     *         "agreement": "satisfied",
+                     *         "deposit": "satisfied",
+                     *         "insurance": "not_required"
+                     *       },
+                     *       "day_rates": [
+                     *         {
+                     *           "date": "2026-11-27",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         },
+                     *         {
+                     *           "date": "2026-11-28",
+                     *           "rule": "base",
+                     *           "rate_cents": 4900,
+                     *           "season": null
+                     *         }
+                     *       ],
+                     *       "next_states": [
+                     *         "late",
+                     *         "return_in_review",
+                     *         "problem"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Booking"];
                 };
             };
@@ -9851,6 +11062,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "revoked",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": "2026-11-27T20:12:23.889Z",
+                     *       "revoked_at": "2026-11-27T20:12:26.423Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -9958,6 +11181,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "configured",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": null,
+                     *       "revoked_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -10074,7 +11309,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -10082,6 +11323,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "released",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": "2026-11-27T20:12:23.889Z",
+                     *       "revoked_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -10198,7 +11451,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -10206,6 +11465,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "vehicle_access",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "revoked",
+                     *       "method": "lockbox",
+                     *       "access_code": null,
+                     *       "instructions": null,
+                     *       "released_at": "2026-11-27T20:12:23.889Z",
+                     *       "revoked_at": "2026-11-27T20:12:26.423Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
@@ -10324,6 +11595,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "not_started",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": null,
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10413,7 +11698,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -10421,6 +11712,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "in_progress",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": "2026-11-29T21:20:00.000Z",
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10559,6 +11864,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "not_started",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": null,
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10692,6 +12011,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "not_started",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": null,
+                     *       "submitted_at": null,
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10825,6 +12158,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "return",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "submitted",
+                     *       "mileage_out": 1000,
+                     *       "mileage_in": null,
+                     *       "mileage": null,
+                     *       "started_at": "2026-11-29T21:20:00.000Z",
+                     *       "submitted_at": "2026-11-29T21:34:12.000Z",
+                     *       "completed_at": null,
+                     *       "photos": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Return"];
                 };
             };
@@ -10943,6 +12290,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity_verification",
+                     *       "id": "idv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "processing",
+                     *       "failure_code": null,
+                     *       "provider": "sandbox",
+                     *       "created_at": "2026-11-27T20:12:19.383Z",
+                     *       "updated_at": "2026-11-27T20:12:19.383Z",
+                     *       "next_states": [
+                     *         "verified",
+                     *         "rejected",
+                     *         "canceled"
+                     *       ],
+                     *       "documents": [
+                     *         {
+                     *           "kind": "id_front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *         },
+                     *         {
+                     *           "kind": "selfie",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y"
+                     *         }
+                     *       ],
+                     *       "client_secret": "vs_sandbox_e229bcc4dae3cbb9dad80d60_secret_11e75e09cdb5a90530b44412"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
@@ -11058,6 +12434,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity_verification",
+                     *       "id": "idv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "processing",
+                     *       "failure_code": null,
+                     *       "provider": "sandbox",
+                     *       "created_at": "2026-11-27T20:12:19.383Z",
+                     *       "updated_at": "2026-11-27T20:12:19.383Z",
+                     *       "next_states": [
+                     *         "verified",
+                     *         "rejected",
+                     *         "canceled"
+                     *       ],
+                     *       "documents": [
+                     *         {
+                     *           "kind": "id_front",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *         },
+                     *         {
+                     *           "kind": "selfie",
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3y"
+                     *         }
+                     *       ],
+                     *       "client_secret": "vs_sandbox_e229bcc4dae3cbb9dad80d60_secret_11e75e09cdb5a90530b44412"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
@@ -11185,6 +12590,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity_verification_media",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "data": [
+                     *         {
+                     *           "kind": "id_front",
+                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/download?expires=1795810706&signature=9c1f5e0b7a2d4e6f8a0b1c2d3e4f5a6b",
+                     *           "expires_at": "2026-11-27T20:18:26.000Z"
+                     *         },
+                     *         {
+                     *           "kind": "selfie",
+                     *           "url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3y/download?expires=1795810706&signature=9c1f5e0b7a2d4e6f8a0b1c2d3e4f5a6b",
+                     *           "expires_at": "2026-11-27T20:18:26.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityVerificationMedia"];
                 };
             };
@@ -11276,6 +12699,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "draft",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": null,
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": null,
+                     *       "void_reason": null,
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [
+                     *         "sent",
+                     *         "signed",
+                     *         "voided"
+                     *       ],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11365,7 +12815,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             201: {
@@ -11373,6 +12829,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "draft",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": null,
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": null,
+                     *       "void_reason": null,
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [
+                     *         "sent",
+                     *         "signed",
+                     *         "voided"
+                     *       ],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11506,6 +12989,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "sent",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": "2026-11-27T20:12:21.463Z",
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": null,
+                     *       "void_reason": null,
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [
+                     *         "draft",
+                     *         "signed",
+                     *         "voided"
+                     *       ],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11639,6 +13149,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement",
+                     *       "id": "agr_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "voided",
+                     *       "version": 1,
+                     *       "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "document_sha256": "229f1c371137f9037cc2a8826dfe86e67f7e75efd1f21eec821242393791bc2b",
+                     *       "sent_at": "2026-11-27T20:15:19.075Z",
+                     *       "sent_via": null,
+                     *       "signed_at": null,
+                     *       "voided_at": "2026-11-27T20:15:19.930Z",
+                     *       "void_reason": "The renter asked for a second driver; a new agreement follows.",
+                     *       "created_at": "2026-11-27T20:12:20.934Z",
+                     *       "next_states": [],
+                     *       "signer": null,
+                     *       "signing_url": null,
+                     *       "signing_url_expires_at": null,
+                     *       "message_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
@@ -11757,6 +13290,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement_status",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "signed",
+                     *       "next_states": [
+                     *         "voided"
+                     *       ],
+                     *       "sent_at": "2026-11-27T20:12:21.463Z",
+                     *       "signed_at": "2026-11-27T20:12:21.800Z",
+                     *       "signed_by": "Ada Lovelace"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgreementStatus"];
                 };
             };
@@ -11846,7 +13392,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             201: {
@@ -11854,6 +13406,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "checkout",
+                     *       "id": "cs_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "payment_id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "amount_cents": 9800,
+                     *       "currency": "usd",
+                     *       "client_secret": "pi_sandbox_4d9d6921d725c1949ed1ec4e_secret_ecd819f400413a40675cbb95",
+                     *       "url": null,
+                     *       "expires_at": "2026-11-27T20:42:17.515Z",
+                     *       "created_at": "2026-11-27T20:12:18.383Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
@@ -11981,6 +13548,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "amount_cents": 14700,
+                     *       "amount_refunded_cents": 0,
+                     *       "currency": "usd",
+                     *       "failure_code": "card_declined",
+                     *       "failure_message": "The card was declined",
+                     *       "created_at": "2026-11-27T20:12:32.357Z",
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "processing",
+                     *         "succeeded",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -12070,7 +13658,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -12078,6 +13672,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "amount_cents": 14700,
+                     *       "amount_refunded_cents": 0,
+                     *       "currency": "usd",
+                     *       "failure_code": "card_declined",
+                     *       "failure_message": "The card was declined",
+                     *       "created_at": "2026-11-27T20:12:32.357Z",
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "processing",
+                     *         "succeeded",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -12230,6 +13845,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payment",
+                     *       "id": "pay_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "amount_cents": 14700,
+                     *       "amount_refunded_cents": 0,
+                     *       "currency": "usd",
+                     *       "failure_code": "card_declined",
+                     *       "failure_message": "The card was declined",
+                     *       "created_at": "2026-11-27T20:12:32.357Z",
+                     *       "next_states": [
+                     *         "checkout_started",
+                     *         "processing",
+                     *         "succeeded",
+                     *         "canceled"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -12367,6 +14003,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "transaction",
+                     *           "id": "txn_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "charge_id": null,
+                     *           "type": "deposit_release",
+                     *           "status": "succeeded",
+                     *           "amount_cents": 25000,
+                     *           "currency": "usd",
+                     *           "reason": null,
+                     *           "created_at": "2026-11-27T20:12:27.242Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/bookings/bk_01jd3m4k5n6p7q8r9s0t1v2w3x/transactions"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -12464,6 +14122,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "secured",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": null,
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": [
+                     *         "captured",
+                     *         "partially_captured",
+                     *         "released"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -12553,7 +14231,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -12561,6 +14245,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "secured",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": null,
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": [
+                     *         "captured",
+                     *         "partially_captured",
+                     *         "released"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -12714,6 +14418,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "partially_captured",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": null,
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": [
+                     *         "released"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -12839,7 +14561,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -12847,6 +14575,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit",
+                     *       "id": "dep_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "released",
+                     *       "amount_cents": 25000,
+                     *       "captured_cents": 0,
+                     *       "currency": "usd",
+                     *       "secured_at": "2026-11-27T20:12:20.716Z",
+                     *       "released_at": "2026-11-29T22:05:00.000Z",
+                     *       "created_at": "2026-11-27T20:12:18.504Z",
+                     *       "next_states": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -13004,6 +14748,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "charge",
+                     *           "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "type": "damage",
+                     *           "state": "pending",
+                     *           "amount_cents": 9000,
+                     *           "currency": "usd",
+                     *           "description": "Dent in the door",
+                     *           "failure_code": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:13:16.521Z",
+                     *           "next_states": [
+                     *             "processing",
+                     *             "succeeded",
+                     *             "failed",
+                     *             "waived",
+                     *             "disputed"
+                     *           ],
+                     *           "evidence": [
+                     *             {
+                     *               "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "description": null,
+                     *               "created_at": "2026-11-27T20:13:16.575Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/bookings/bk_01jd3m4k5n6p7q8r9s0t1v2w3x/charges"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -13121,6 +14903,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "pending",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "processing",
+                     *         "succeeded",
+                     *         "failed",
+                     *         "waived",
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13239,6 +15052,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "pending",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "processing",
+                     *         "succeeded",
+                     *         "failed",
+                     *         "waived",
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13328,7 +15172,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -13336,6 +15186,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "succeeded",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13470,7 +15347,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -13478,6 +15361,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "waived",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -13612,6 +15520,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -13759,6 +15693,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "dispute",
+                     *           "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "state": "open",
+                     *           "reason": "damage_preexisting",
+                     *           "description": "It was there at pickup",
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:13:17.115Z",
+                     *           "next_states": [
+                     *             "under_review",
+                     *             "approved",
+                     *             "closed"
+                     *           ],
+                     *           "evidence": [
+                     *             {
+                     *               "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "description": null,
+                     *               "created_at": "2026-11-27T20:13:17.144Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/disputes"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -13847,6 +15814,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -13936,7 +15929,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -13944,6 +15943,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "approved",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -14069,7 +16092,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -14077,6 +16106,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "closed",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -14225,6 +16276,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "charge",
+                     *           "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "type": "damage",
+                     *           "state": "pending",
+                     *           "amount_cents": 9000,
+                     *           "currency": "usd",
+                     *           "description": "Dent in the door",
+                     *           "failure_code": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:13:16.521Z",
+                     *           "next_states": [
+                     *             "processing",
+                     *             "succeeded",
+                     *             "failed",
+                     *             "waived",
+                     *             "disputed"
+                     *           ],
+                     *           "evidence": [
+                     *             {
+                     *               "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "description": null,
+                     *               "created_at": "2026-11-27T20:13:16.575Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/customers/cus_01jd3m4k5n6p7q8r9s0t1v2w3x/charges"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -14334,6 +16423,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "file_upload",
+                     *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "upload_url": "https://api.rentals.example/v1/files/file_01jd3m4k5n6p7q8r9s0t1v2w3x/upload?expires=1795811239&signature=9c1f5e0b7a2d4e6f8a0b1c2d3e4f5a6b",
+                     *       "expires_at": "2026-11-27T20:27:19.046Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileUpload"];
                 };
             };
@@ -14443,6 +16541,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "file",
+                     *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "purpose": "damage_evidence",
+                     *       "filename": "bumper.png",
+                     *       "content_type": "image/png",
+                     *       "size_bytes": 70,
+                     *       "state": "pending_upload",
+                     *       "sha256": null,
+                     *       "uploaded_at": null,
+                     *       "created_at": "2026-11-27T20:13:13.375Z",
+                     *       "download_url": null,
+                     *       "download_url_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["File"];
                 };
             };
@@ -14534,6 +16649,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "file",
+                     *       "id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "purpose": "damage_evidence",
+                     *       "filename": "bumper.png",
+                     *       "content_type": "image/png",
+                     *       "size_bytes": 70,
+                     *       "state": "deleted",
+                     *       "sha256": null,
+                     *       "uploaded_at": null,
+                     *       "created_at": "2026-11-27T20:13:13.375Z",
+                     *       "download_url": null,
+                     *       "download_url_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["File"];
                 };
             };
@@ -14670,6 +16802,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "damage",
+                     *       "state": "pending",
+                     *       "amount_cents": 9000,
+                     *       "currency": "usd",
+                     *       "description": "Dent in the door",
+                     *       "failure_code": null,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:16.521Z",
+                     *       "next_states": [
+                     *         "processing",
+                     *         "succeeded",
+                     *         "failed",
+                     *         "waived",
+                     *         "disputed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:16.575Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Charge"];
                 };
             };
@@ -14806,6 +16969,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -14943,6 +17132,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "customer",
+                     *           "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+1 512 555 0100",
+                     *           "metadata": {
+                     *             "crm_id": "8841"
+                     *           },
+                     *           "created_at": "2026-11-27T20:14:09.064Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/customers"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -15045,6 +17255,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "customer",
+                     *       "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+1 512 555 0100",
+                     *       "metadata": {
+                     *         "crm_id": "8841"
+                     *       },
+                     *       "created_at": "2026-11-27T20:14:09.064Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -15154,6 +17378,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "customer",
+                     *       "id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+1 512 555 0100",
+                     *       "metadata": {
+                     *         "crm_id": "8841"
+                     *       },
+                     *       "created_at": "2026-11-27T20:14:09.064Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -15270,6 +17508,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "booking",
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "state": "pending_payment",
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "quote_id": null,
+                     *           "start_at": "2026-11-27T20:37:00.000Z",
+                     *           "end_at": "2026-11-29T20:37:00.000Z",
+                     *           "unlimited_miles": false,
+                     *           "days": 2,
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "rental_cents": 9800,
+                     *           "unlimited_miles_fee_cents": 0,
+                     *           "delivery_fee_cents": 0,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "total_cents": 9800,
+                     *           "hold_expires_at": "2026-11-27T20:42:17.515Z",
+                     *           "canceled_at": null,
+                     *           "cancellation_reason": null,
+                     *           "mileage_out": null,
+                     *           "mileage_in": null,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:12:17.761Z",
+                     *           "gates": {
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "deposit": "pending",
+                     *             "insurance": "pending"
+                     *           },
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-11-27",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             },
+                     *             {
+                     *               "date": "2026-11-28",
+                     *               "rule": "base",
+                     *               "rate_cents": 4900,
+                     *               "season": null
+                     *             }
+                     *           ],
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/customers/cus_01jd3m4k5n6p7q8r9s0t1v2w3x/bookings"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -15378,6 +17681,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "message",
+                     *       "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "sms",
+                     *       "direction": "outbound",
+                     *       "body": "ref 12 [card number redacted] thanks",
+                     *       "redacted": true,
+                     *       "state": "sent",
+                     *       "recipient": "+1 512 555 0100",
+                     *       "failure_code": null,
+                     *       "delivery_attempts": 1,
+                     *       "sent_at": "2026-11-27T20:14:54.246Z",
+                     *       "created_at": "2026-11-27T20:14:54.168Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -15525,6 +17847,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "conversation",
+                     *           "id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "channel": "email",
+                     *           "created_at": "2026-11-27T20:18:45.551Z",
+                     *           "message_count": 1,
+                     *           "messages": [
+                     *             {
+                     *               "object": "message",
+                     *               "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "livemode": false,
+                     *               "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "channel": "email",
+                     *               "direction": "outbound",
+                     *               "body": "Card on file [card number redacted], cvc [redacted]. Pickup at 10:30.",
+                     *               "redacted": true,
+                     *               "state": "sent",
+                     *               "recipient": "grace@example.com",
+                     *               "failure_code": null,
+                     *               "delivery_attempts": 1,
+                     *               "sent_at": "2026-11-27T20:18:45.759Z",
+                     *               "created_at": "2026-11-27T20:18:45.587Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/conversations"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -15613,6 +17973,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "conversation",
+                     *       "id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "email",
+                     *       "created_at": "2026-11-27T20:18:45.551Z",
+                     *       "message_count": 1,
+                     *       "messages": [
+                     *         {
+                     *           "object": "message",
+                     *           "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "channel": "email",
+                     *           "direction": "outbound",
+                     *           "body": "Card on file [card number redacted], cvc [redacted]. Pickup at 10:30.",
+                     *           "redacted": true,
+                     *           "state": "sent",
+                     *           "recipient": "grace@example.com",
+                     *           "failure_code": null,
+                     *           "delivery_attempts": 1,
+                     *           "sent_at": "2026-11-27T20:18:45.759Z",
+                     *           "created_at": "2026-11-27T20:18:45.587Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
@@ -15719,6 +18110,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "message",
+                     *       "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "sms",
+                     *       "direction": "outbound",
+                     *       "body": "ref 12 [card number redacted] thanks",
+                     *       "redacted": true,
+                     *       "state": "sent",
+                     *       "recipient": "+1 512 555 0100",
+                     *       "failure_code": null,
+                     *       "delivery_attempts": 1,
+                     *       "sent_at": "2026-11-27T20:14:54.246Z",
+                     *       "created_at": "2026-11-27T20:14:54.168Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -15853,6 +18263,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "message",
+                     *       "id": "msg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "conversation_id": "conv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "channel": "sms",
+                     *       "direction": "outbound",
+                     *       "body": "ref 12 [card number redacted] thanks",
+                     *       "redacted": true,
+                     *       "state": "sent",
+                     *       "recipient": "+1 512 555 0100",
+                     *       "failure_code": null,
+                     *       "delivery_attempts": 1,
+                     *       "sent_at": "2026-11-27T20:14:54.246Z",
+                     *       "created_at": "2026-11-27T20:14:54.168Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -16858,6 +19287,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "team_member",
+                     *           "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "email": "sam@example.com",
+                     *           "name": "Sam Rivera",
+                     *           "role": "manager",
+                     *           "created_at": "2026-11-27T20:17:56.770Z",
+                     *           "livemode": false,
+                     *           "permissions": [
+                     *             "business:read",
+                     *             "team:read",
+                     *             "vehicles:read",
+                     *             "vehicles:write",
+                     *             "quotes:read",
+                     *             "quotes:write",
+                     *             "bookings:read",
+                     *             "bookings:write",
+                     *             "payments:read",
+                     *             "payments:write",
+                     *             "deposits:read",
+                     *             "deposits:write",
+                     *             "identity:read",
+                     *             "identity:write",
+                     *             "agreements:read",
+                     *             "agreements:write",
+                     *             "insurance:read",
+                     *             "insurance:write",
+                     *             "pickup:read",
+                     *             "pickup:write",
+                     *             "vehicle_access:read",
+                     *             "vehicle_access:write",
+                     *             "returns:read",
+                     *             "returns:write",
+                     *             "charges:read",
+                     *             "charges:write",
+                     *             "disputes:read",
+                     *             "disputes:write",
+                     *             "customers:read",
+                     *             "customers:write",
+                     *             "messages:read",
+                     *             "messages:write",
+                     *             "website:read",
+                     *             "website:write",
+                     *             "domains:read",
+                     *             "files:read",
+                     *             "files:write",
+                     *             "reports:read",
+                     *             "reports:write",
+                     *             "webhooks:read",
+                     *             "events:read",
+                     *             "events:write"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/team"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -16970,6 +19461,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "invitation",
+                     *           "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "email": "sam@example.com",
+                     *           "role": "agent",
+                     *           "expires_at": "2026-12-04T20:17:53.787Z",
+                     *           "accepted_at": null,
+                     *           "member_id": null,
+                     *           "created_at": "2026-11-27T20:17:53.890Z",
+                     *           "livemode": false,
+                     *           "state": "pending",
+                     *           "permissions": [],
+                     *           "next_states": [
+                     *             "accepted",
+                     *             "revoked",
+                     *             "expired"
+                     *           ],
+                     *           "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/team/invitations"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -17068,6 +19587,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "invitation",
+                     *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-12-04T20:17:53.787Z",
+                     *       "accepted_at": null,
+                     *       "member_id": null,
+                     *       "created_at": "2026-11-27T20:17:53.890Z",
+                     *       "livemode": false,
+                     *       "state": "pending",
+                     *       "permissions": [],
+                     *       "next_states": [
+                     *         "accepted",
+                     *         "revoked",
+                     *         "expired"
+                     *       ],
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
@@ -17177,6 +19717,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "invitation",
+                     *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-12-04T20:17:53.787Z",
+                     *       "accepted_at": null,
+                     *       "member_id": null,
+                     *       "created_at": "2026-11-27T20:17:53.890Z",
+                     *       "livemode": false,
+                     *       "state": "pending",
+                     *       "permissions": [],
+                     *       "next_states": [
+                     *         "accepted",
+                     *         "revoked",
+                     *         "expired"
+                     *       ],
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
@@ -17266,7 +19827,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -17274,6 +19841,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "invitation",
+                     *       "id": "inv_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-12-04T20:17:53.787Z",
+                     *       "accepted_at": null,
+                     *       "member_id": null,
+                     *       "created_at": "2026-11-27T20:17:53.890Z",
+                     *       "livemode": false,
+                     *       "state": "revoked",
+                     *       "permissions": [],
+                     *       "next_states": [],
+                     *       "accept_url": "https://api.rentals.example/v1/team/invitations/inv_01jd3m4k5n6p7q8r9s0t1v2w3x/accept?token=3q2-7wEjR0n5c8pXkL1f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
@@ -17392,6 +19976,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team_member",
+                     *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam@example.com",
+                     *       "name": "Sam Rivera",
+                     *       "role": "manager",
+                     *       "created_at": "2026-11-27T20:17:56.770Z",
+                     *       "livemode": false,
+                     *       "permissions": [
+                     *         "business:read",
+                     *         "team:read",
+                     *         "vehicles:read",
+                     *         "vehicles:write",
+                     *         "quotes:read",
+                     *         "quotes:write",
+                     *         "bookings:read",
+                     *         "bookings:write",
+                     *         "payments:read",
+                     *         "payments:write",
+                     *         "deposits:read",
+                     *         "deposits:write",
+                     *         "identity:read",
+                     *         "identity:write",
+                     *         "agreements:read",
+                     *         "agreements:write",
+                     *         "insurance:read",
+                     *         "insurance:write",
+                     *         "pickup:read",
+                     *         "pickup:write",
+                     *         "vehicle_access:read",
+                     *         "vehicle_access:write",
+                     *         "returns:read",
+                     *         "returns:write",
+                     *         "charges:read",
+                     *         "charges:write",
+                     *         "disputes:read",
+                     *         "disputes:write",
+                     *         "customers:read",
+                     *         "customers:write",
+                     *         "messages:read",
+                     *         "messages:write",
+                     *         "website:read",
+                     *         "website:write",
+                     *         "domains:read",
+                     *         "files:read",
+                     *         "files:write",
+                     *         "reports:read",
+                     *         "reports:write",
+                     *         "webhooks:read",
+                     *         "events:read",
+                     *         "events:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
@@ -17498,6 +20137,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team_member",
+                     *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam@example.com",
+                     *       "name": "Sam Rivera",
+                     *       "role": "manager",
+                     *       "created_at": "2026-11-27T20:17:56.770Z",
+                     *       "livemode": false,
+                     *       "permissions": [
+                     *         "business:read",
+                     *         "team:read",
+                     *         "vehicles:read",
+                     *         "vehicles:write",
+                     *         "quotes:read",
+                     *         "quotes:write",
+                     *         "bookings:read",
+                     *         "bookings:write",
+                     *         "payments:read",
+                     *         "payments:write",
+                     *         "deposits:read",
+                     *         "deposits:write",
+                     *         "identity:read",
+                     *         "identity:write",
+                     *         "agreements:read",
+                     *         "agreements:write",
+                     *         "insurance:read",
+                     *         "insurance:write",
+                     *         "pickup:read",
+                     *         "pickup:write",
+                     *         "vehicle_access:read",
+                     *         "vehicle_access:write",
+                     *         "returns:read",
+                     *         "returns:write",
+                     *         "charges:read",
+                     *         "charges:write",
+                     *         "disputes:read",
+                     *         "disputes:write",
+                     *         "customers:read",
+                     *         "customers:write",
+                     *         "messages:read",
+                     *         "messages:write",
+                     *         "website:read",
+                     *         "website:write",
+                     *         "domains:read",
+                     *         "files:read",
+                     *         "files:write",
+                     *         "reports:read",
+                     *         "reports:write",
+                     *         "webhooks:read",
+                     *         "events:read",
+                     *         "events:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
@@ -17616,6 +20310,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team_member",
+                     *       "id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "email": "sam@example.com",
+                     *       "name": "Sam Rivera",
+                     *       "role": "manager",
+                     *       "created_at": "2026-11-27T20:17:56.770Z",
+                     *       "livemode": false,
+                     *       "permissions": [
+                     *         "business:read",
+                     *         "team:read",
+                     *         "vehicles:read",
+                     *         "vehicles:write",
+                     *         "quotes:read",
+                     *         "quotes:write",
+                     *         "bookings:read",
+                     *         "bookings:write",
+                     *         "payments:read",
+                     *         "payments:write",
+                     *         "deposits:read",
+                     *         "deposits:write",
+                     *         "identity:read",
+                     *         "identity:write",
+                     *         "agreements:read",
+                     *         "agreements:write",
+                     *         "insurance:read",
+                     *         "insurance:write",
+                     *         "pickup:read",
+                     *         "pickup:write",
+                     *         "vehicle_access:read",
+                     *         "vehicle_access:write",
+                     *         "returns:read",
+                     *         "returns:write",
+                     *         "charges:read",
+                     *         "charges:write",
+                     *         "disputes:read",
+                     *         "disputes:write",
+                     *         "customers:read",
+                     *         "customers:write",
+                     *         "messages:read",
+                     *         "messages:write",
+                     *         "website:read",
+                     *         "website:write",
+                     *         "domains:read",
+                     *         "files:read",
+                     *         "files:write",
+                     *         "reports:read",
+                     *         "reports:write",
+                     *         "webhooks:read",
+                     *         "events:read",
+                     *         "events:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
@@ -17728,6 +20477,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business",
+                     *       "id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Demo Rentals",
+                     *       "currency": "usd",
+                     *       "timezone": "America/Chicago",
+                     *       "support_email": "help@demo-rentals.example",
+                     *       "support_phone": "+1 512 555 0199",
+                     *       "address": {
+                     *         "line1": "500 E Cesar Chavez St",
+                     *         "line2": null,
+                     *         "city": "Austin",
+                     *         "state": "TX",
+                     *         "postal_code": "78701",
+                     *         "country": "US"
+                     *       },
+                     *       "created_at": "2026-11-27T20:19:15.114Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Business"];
                 };
             };
@@ -17825,6 +20595,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business",
+                     *       "id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Demo Rentals",
+                     *       "currency": "usd",
+                     *       "timezone": "America/Chicago",
+                     *       "support_email": "help@demo-rentals.example",
+                     *       "support_phone": "+1 512 555 0199",
+                     *       "address": {
+                     *         "line1": "500 E Cesar Chavez St",
+                     *         "line2": null,
+                     *         "city": "Austin",
+                     *         "state": "TX",
+                     *         "postal_code": "78701",
+                     *         "country": "US"
+                     *       },
+                     *       "created_at": "2026-11-27T20:19:15.114Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Business"];
                 };
             };
@@ -17928,6 +20719,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business_settings",
+                     *       "livemode": false,
+                     *       "booking_approval_mode": "automatic",
+                     *       "cancellation_window_hours": 24,
+                     *       "late_cancellation_refund_percent": 0,
+                     *       "security_deposit_defaults": {
+                     *         "required": true
+                     *       },
+                     *       "included_mileage_defaults": {
+                     *         "miles_per_day": 200
+                     *       },
+                     *       "pickup_rules": {
+                     *         "earliest_minutes_before_start": 60
+                     *       },
+                     *       "return_rules": {
+                     *         "grace_minutes": 59,
+                     *         "late_fee_cents_per_hour": 0
+                     *       },
+                     *       "identity_requirements": {
+                     *         "required": true
+                     *       },
+                     *       "agreement_requirements": {
+                     *         "required": true,
+                     *         "terms": "The renter is the only authorized driver unless the business agrees otherwise in writing, and holds a valid driving licence for the whole rental.\n\nThe vehicle is returned by the end of the rental period, in the condition it was picked up in, ordinary wear excepted. A late return may be charged under the business's return rules.\n\nMiles driven beyond the included miles are charged at the mileage fee stated above. Fuel, tolls, fines and cleaning beyond ordinary use are the renter's.\n\nThe security deposit is held on the renter's card for the rental and released after the return, less any charges for damage, mileage, fuel, tolls, late return or cleaning.\n\nThe renter reports any accident, damage or theft to the business at once, and does not use the vehicle for hire, racing, towing, or off public roads."
+                     *       },
+                     *       "insurance_requirements": {
+                     *         "required": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
@@ -18023,6 +20846,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "business_settings",
+                     *       "livemode": false,
+                     *       "booking_approval_mode": "automatic",
+                     *       "cancellation_window_hours": 24,
+                     *       "late_cancellation_refund_percent": 0,
+                     *       "security_deposit_defaults": {
+                     *         "required": true
+                     *       },
+                     *       "included_mileage_defaults": {
+                     *         "miles_per_day": 200
+                     *       },
+                     *       "pickup_rules": {
+                     *         "earliest_minutes_before_start": 60
+                     *       },
+                     *       "return_rules": {
+                     *         "grace_minutes": 59,
+                     *         "late_fee_cents_per_hour": 0
+                     *       },
+                     *       "identity_requirements": {
+                     *         "required": true
+                     *       },
+                     *       "agreement_requirements": {
+                     *         "required": true,
+                     *         "terms": "The renter is the only authorized driver unless the business agrees otherwise in writing, and holds a valid driving licence for the whole rental.\n\nThe vehicle is returned by the end of the rental period, in the condition it was picked up in, ordinary wear excepted. A late return may be charged under the business's return rules.\n\nMiles driven beyond the included miles are charged at the mileage fee stated above. Fuel, tolls, fines and cleaning beyond ordinary use are the renter's.\n\nThe security deposit is held on the renter's card for the rental and released after the return, less any charges for damage, mileage, fuel, tolls, late return or cleaning.\n\nThe renter reports any accident, damage or theft to the business at once, and does not use the vehicle for hire, racing, towing, or off public roads."
+                     *       },
+                     *       "insurance_requirements": {
+                     *         "required": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
@@ -18151,6 +21006,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "domain",
+                     *           "id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "hostname": "www.sunny-rentals.com",
+                     *           "state": "pending_verification",
+                     *           "verified_at": null,
+                     *           "created_at": "2026-11-27T20:17:53.929Z",
+                     *           "next_states": [
+                     *             "verified"
+                     *           ],
+                     *           "records": [
+                     *             {
+                     *               "type": "TXT",
+                     *               "name": "_rental-verification.www.sunny-rentals.com",
+                     *               "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *               "purpose": "proves that the business controls the domain"
+                     *             },
+                     *             {
+                     *               "type": "CNAME",
+                     *               "name": "www.sunny-rentals.com",
+                     *               "value": "sites.rentals.example",
+                     *               "purpose": "sends the domain's visitors to the business's website"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/domains"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -18248,6 +21138,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "domain",
+                     *       "id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "hostname": "www.sunny-rentals.com",
+                     *       "state": "pending_verification",
+                     *       "verified_at": null,
+                     *       "created_at": "2026-11-27T20:17:53.929Z",
+                     *       "next_states": [
+                     *         "verified"
+                     *       ],
+                     *       "records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "name": "_rental-verification.www.sunny-rentals.com",
+                     *           "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *           "purpose": "proves that the business controls the domain"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "name": "www.sunny-rentals.com",
+                     *           "value": "sites.rentals.example",
+                     *           "purpose": "sends the domain's visitors to the business's website"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -18357,6 +21275,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "domain_verification",
+                     *       "domain_id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "hostname": "www.sunny-rentals.com",
+                     *       "state": "pending_verification",
+                     *       "records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "name": "_rental-verification.www.sunny-rentals.com",
+                     *           "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *           "purpose": "proves that the business controls the domain"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "name": "www.sunny-rentals.com",
+                     *           "value": "sites.rentals.example",
+                     *           "purpose": "sends the domain's visitors to the business's website"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DomainVerification"];
                 };
             };
@@ -18446,7 +21386,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -18454,6 +21400,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "domain",
+                     *       "id": "dom_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "hostname": "www.sunny-rentals.com",
+                     *       "state": "verified",
+                     *       "verified_at": "2026-11-27T20:17:56.638Z",
+                     *       "created_at": "2026-11-27T20:17:53.929Z",
+                     *       "next_states": [],
+                     *       "records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "name": "_rental-verification.www.sunny-rentals.com",
+                     *           "value": "rental-verification=25848f4dead22cc9f10af8f9dfb5ef4a",
+                     *           "purpose": "proves that the business controls the domain"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "name": "www.sunny-rentals.com",
+                     *           "value": "sites.rentals.example",
+                     *           "purpose": "sends the domain's visitors to the business's website"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -18575,6 +21547,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "website",
+                     *       "id": "web_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "published": false,
+                     *       "title": null,
+                     *       "description": null,
+                     *       "contact_email": null,
+                     *       "contact_phone": null,
+                     *       "published_vehicle_ids": [],
+                     *       "created_at": "2026-11-27T20:12:36.842Z",
+                     *       "updated_at": "2026-11-27T20:12:36.842Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Website"];
                 };
             };
@@ -18670,6 +21657,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "website",
+                     *       "id": "web_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "published": false,
+                     *       "title": null,
+                     *       "description": null,
+                     *       "contact_email": null,
+                     *       "contact_phone": null,
+                     *       "published_vehicle_ids": [],
+                     *       "created_at": "2026-11-27T20:12:36.842Z",
+                     *       "updated_at": "2026-11-27T20:12:36.842Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Website"];
                 };
             };
@@ -18773,6 +21775,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "branding",
+                     *       "id": "brd_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "primary_color": null,
+                     *       "secondary_color": null,
+                     *       "accent_color": null,
+                     *       "logo_file_id": null,
+                     *       "font": null,
+                     *       "created_at": "2026-11-27T20:12:36.857Z",
+                     *       "updated_at": "2026-11-27T20:12:36.857Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Branding"];
                 };
             };
@@ -18866,6 +21882,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "branding",
+                     *       "id": "brd_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "primary_color": null,
+                     *       "secondary_color": null,
+                     *       "accent_color": null,
+                     *       "logo_file_id": null,
+                     *       "font": null,
+                     *       "created_at": "2026-11-27T20:12:36.857Z",
+                     *       "updated_at": "2026-11-27T20:12:36.857Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Branding"];
                 };
             };
@@ -18979,6 +22009,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "public_vehicle",
+                     *           "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Honda Civic 2023",
+                     *           "make": "Honda",
+                     *           "model": "Civic",
+                     *           "year": 2023,
+                     *           "currency": "usd",
+                     *           "daily_rate_cents": 4900,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 200,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_daily_cents": 1500,
+                     *           "location": {
+                     *             "city": "Austin",
+                     *             "state": "TX"
+                     *           },
+                     *           "delivery_options": [],
+                     *           "minimum_age": 21,
+                     *           "photos": [],
+                     *           "features": [],
+                     *           "created_at": "2026-11-27T20:15:13.131Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/public/vehicles"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19067,6 +22130,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "public_vehicle",
+                     *       "id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Honda Civic 2023",
+                     *       "make": "Honda",
+                     *       "model": "Civic",
+                     *       "year": 2023,
+                     *       "currency": "usd",
+                     *       "daily_rate_cents": 4900,
+                     *       "deposit_cents": 25000,
+                     *       "included_miles": 200,
+                     *       "extra_mile_fee_cents": 35,
+                     *       "unlimited_miles_daily_cents": 1500,
+                     *       "location": {
+                     *         "city": "Austin",
+                     *         "state": "TX"
+                     *       },
+                     *       "delivery_options": [],
+                     *       "minimum_age": 21,
+                     *       "photos": [],
+                     *       "features": [],
+                     *       "created_at": "2026-11-27T20:15:13.131Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicVehicle"];
                 };
             };
@@ -19182,6 +22271,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "event",
+                     *           "id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "type": "booking.created",
+                     *           "api_version": "v1",
+                     *           "created_at": "2026-11-27T20:20:15.315Z",
+                     *           "livemode": false,
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "days": 2,
+                     *               "gates": {
+                     *                 "deposit": "pending",
+                     *                 "payment": "pending",
+                     *                 "identity": "pending",
+                     *                 "agreement": "pending",
+                     *                 "insurance": "not_required"
+                     *               },
+                     *               "state": "pending_payment",
+                     *               "end_at": "2026-12-12T20:00:00.000Z",
+                     *               "object": "booking",
+                     *               "currency": "usd",
+                     *               "livemode": false,
+                     *               "metadata": {},
+                     *               "quote_id": null,
+                     *               "start_at": "2026-12-10T20:00:00.000Z",
+                     *               "day_rates": [
+                     *                 {
+                     *                   "date": "2026-12-10",
+                     *                   "rule": "base",
+                     *                   "season": null,
+                     *                   "rate_cents": 4900
+                     *                 },
+                     *                 {
+                     *                   "date": "2026-12-11",
+                     *                   "rule": "base",
+                     *                   "season": null,
+                     *                   "rate_cents": 4900
+                     *                 }
+                     *               ],
+                     *               "created_at": "2026-11-27T20:20:15.233Z",
+                     *               "mileage_in": null,
+                     *               "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "canceled_at": null,
+                     *               "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *               "mileage_out": null,
+                     *               "next_states": [
+                     *                 "checkout_started",
+                     *                 "payment_pending",
+                     *                 "booked",
+                     *                 "canceled"
+                     *               ],
+                     *               "total_cents": 9800,
+                     *               "rental_cents": 9800,
+                     *               "deposit_cents": 25000,
+                     *               "included_miles": 400,
+                     *               "hold_expires_at": "2026-11-27T20:50:15.166Z",
+                     *               "unlimited_miles": false,
+                     *               "daily_rate_cents": 4900,
+                     *               "delivery_fee_cents": 0,
+                     *               "cancellation_reason": null,
+                     *               "extra_mile_fee_cents": 35,
+                     *               "unlimited_miles_fee_cents": 0
+                     *             }
+                     *           },
+                     *           "request": {
+                     *             "id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *             "idempotency_key": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/events"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19270,6 +22438,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "event",
+                     *       "id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "booking.created",
+                     *       "api_version": "v1",
+                     *       "created_at": "2026-11-27T20:20:15.315Z",
+                     *       "livemode": false,
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "days": 2,
+                     *           "gates": {
+                     *             "deposit": "pending",
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "insurance": "not_required"
+                     *           },
+                     *           "state": "pending_payment",
+                     *           "end_at": "2026-12-12T20:00:00.000Z",
+                     *           "object": "booking",
+                     *           "currency": "usd",
+                     *           "livemode": false,
+                     *           "metadata": {},
+                     *           "quote_id": null,
+                     *           "start_at": "2026-12-10T20:00:00.000Z",
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-12-10",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             },
+                     *             {
+                     *               "date": "2026-12-11",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-27T20:20:15.233Z",
+                     *           "mileage_in": null,
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "canceled_at": null,
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "mileage_out": null,
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ],
+                     *           "total_cents": 9800,
+                     *           "rental_cents": 9800,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "hold_expires_at": "2026-11-27T20:50:15.166Z",
+                     *           "unlimited_miles": false,
+                     *           "daily_rate_cents": 4900,
+                     *           "delivery_fee_cents": 0,
+                     *           "cancellation_reason": null,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_fee_cents": 0
+                     *         }
+                     *       },
+                     *       "request": {
+                     *         "id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *         "idempotency_key": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Event"];
                 };
             };
@@ -19365,6 +22605,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_endpoint",
+                     *           "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "url": "https://api.rentals.example/hooks",
+                     *           "description": null,
+                     *           "enabled_events": [
+                     *             "booking.created"
+                     *           ],
+                     *           "enabled": true,
+                     *           "metadata": {},
+                     *           "created_at": "2026-11-27T20:14:15.352Z",
+                     *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/developers/webhooks"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19467,6 +22730,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -19576,6 +22855,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -19682,6 +22977,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -19815,6 +23126,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_delivery",
+                     *           "id": "wd_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "endpoint_id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "event_type": "booking.created",
+                     *           "url": "https://api.rentals.example/hooks",
+                     *           "attempt": 3,
+                     *           "response_status": 204,
+                     *           "duration_ms": 127,
+                     *           "error": null,
+                     *           "next_retry_at": null,
+                     *           "created_at": "2026-11-27T20:20:18.171Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/developers/webhooks/we_01jd3m4k5n6p7q8r9s0t1v2w3x/deliveries"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -19915,7 +23250,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -19923,6 +23264,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_message",
+                     *       "id": "whm_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "endpoint_id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "event_id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "event_type": "booking.created",
+                     *       "state": "pending",
+                     *       "attempts": 1,
+                     *       "next_attempt_at": "2026-11-27T20:20:25.477Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
@@ -20050,6 +23404,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20166,7 +23533,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20174,6 +23547,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "confirmed",
+                     *       "event": "payment.succeeded",
+                     *       "events": [
+                     *         "payment.succeeded"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20290,7 +23676,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description `invalid_json`, `nesting_too_deep` */
             400: {
@@ -20316,6 +23708,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payment_error",
+                     *         "code": "card_declined",
+                     *         "message": "The card was declined (sandbox simulation); booking bk_01jd3m4k5n6p7q8r9s0t1v2w3x is now 'pending_payment'.",
+                     *         "request_id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -20414,7 +23816,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20422,6 +23830,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20538,7 +23959,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20546,6 +23973,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20662,7 +24102,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20670,6 +24116,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20786,7 +24245,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -20794,6 +24259,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -20927,6 +24405,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -21043,7 +24534,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21051,6 +24548,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -21184,6 +24694,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "booking_simulation",
+                     *       "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "pending_payment",
+                     *       "event": "booking.created",
+                     *       "events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "charge_ids": [],
+                     *       "mileage": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingSimulation"];
                 };
             };
@@ -21300,7 +24823,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21308,6 +24837,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge_simulation",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "succeeded",
+                     *       "event": "charge.succeeded",
+                     *       "events": [
+                     *         "charge.succeeded"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChargeSimulation"];
                 };
             };
@@ -21424,7 +24965,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21432,6 +24979,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "charge_simulation",
+                     *       "id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "failed",
+                     *       "event": "charge.succeeded",
+                     *       "events": [
+                     *         "charge.succeeded"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChargeSimulation"];
                 };
             };
@@ -21565,6 +25124,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "dispute",
+                     *       "id": "dsp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "charge_id": "chg_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "state": "open",
+                     *       "reason": "damage_preexisting",
+                     *       "description": "It was there at pickup",
+                     *       "metadata": {},
+                     *       "created_at": "2026-11-27T20:13:17.115Z",
+                     *       "next_states": [
+                     *         "under_review",
+                     *         "approved",
+                     *         "closed"
+                     *       ],
+                     *       "evidence": [
+                     *         {
+                     *           "file_id": "file_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "description": null,
+                     *           "created_at": "2026-11-27T20:13:17.144Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
@@ -21698,6 +25283,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "event",
+                     *       "id": "evt_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "type": "booking.created",
+                     *       "api_version": "v1",
+                     *       "created_at": "2026-11-27T20:20:15.315Z",
+                     *       "livemode": false,
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "days": 2,
+                     *           "gates": {
+                     *             "deposit": "pending",
+                     *             "payment": "pending",
+                     *             "identity": "pending",
+                     *             "agreement": "pending",
+                     *             "insurance": "not_required"
+                     *           },
+                     *           "state": "pending_payment",
+                     *           "end_at": "2026-12-12T20:00:00.000Z",
+                     *           "object": "booking",
+                     *           "currency": "usd",
+                     *           "livemode": false,
+                     *           "metadata": {},
+                     *           "quote_id": null,
+                     *           "start_at": "2026-12-10T20:00:00.000Z",
+                     *           "day_rates": [
+                     *             {
+                     *               "date": "2026-12-10",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             },
+                     *             {
+                     *               "date": "2026-12-11",
+                     *               "rule": "base",
+                     *               "season": null,
+                     *               "rate_cents": 4900
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-27T20:20:15.233Z",
+                     *           "mileage_in": null,
+                     *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "canceled_at": null,
+                     *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "mileage_out": null,
+                     *           "next_states": [
+                     *             "checkout_started",
+                     *             "payment_pending",
+                     *             "booked",
+                     *             "canceled"
+                     *           ],
+                     *           "total_cents": 9800,
+                     *           "rental_cents": 9800,
+                     *           "deposit_cents": 25000,
+                     *           "included_miles": 400,
+                     *           "hold_expires_at": "2026-11-27T20:50:15.166Z",
+                     *           "unlimited_miles": false,
+                     *           "daily_rate_cents": 4900,
+                     *           "delivery_fee_cents": 0,
+                     *           "cancellation_reason": null,
+                     *           "extra_mile_fee_cents": 35,
+                     *           "unlimited_miles_fee_cents": 0
+                     *         }
+                     *       },
+                     *       "request": {
+                     *         "id": "req_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *         "idempotency_key": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Event"];
                 };
             };
@@ -21808,7 +25465,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -21816,6 +25479,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "sandbox_reset",
+                     *       "livemode": false,
+                     *       "deleted": {
+                     *         "webhook_deliveries": 0,
+                     *         "webhook_messages": 0,
+                     *         "events": 106,
+                     *         "evidence": 0,
+                     *         "disputes": 2,
+                     *         "transactions": 25,
+                     *         "charges": 5,
+                     *         "trip_photos": 0,
+                     *         "files": 0,
+                     *         "payments": 19,
+                     *         "deposits": 19,
+                     *         "identity_verifications": 9,
+                     *         "agreements": 8,
+                     *         "insurance": 0,
+                     *         "messages": 0,
+                     *         "conversations": 0,
+                     *         "bookings": 19,
+                     *         "quotes": 0,
+                     *         "customers": 19,
+                     *         "vehicles": 19,
+                     *         "audit_logs": 96,
+                     *         "idempotency_records": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SandboxReset"];
                 };
             };
@@ -21919,6 +25612,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "test_clock",
+                     *       "now": "2026-11-27T20:18:27.751Z",
+                     *       "offset_seconds": 301,
+                     *       "expired_holds": 0,
+                     *       "late_rentals": 0,
+                     *       "retries_due": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
@@ -22010,6 +25713,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "test_clock",
+                     *       "now": "2026-11-27T20:18:27.751Z",
+                     *       "offset_seconds": 301,
+                     *       "expired_holds": 0,
+                     *       "late_rentals": 0,
+                     *       "retries_due": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestClock"];
                 };
             };

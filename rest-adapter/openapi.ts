@@ -9,6 +9,7 @@ import type { Operation } from '../src/domain/shared/operation.ts';
 import { argumentsSchema, type JsonSchema } from '../src/schema/operation-field.ts';
 import { connectionNodeType, type CompiledRoute } from './adapter.ts';
 import { isHandlerRoute, type JsonRoute, type RestRoute } from './route.ts';
+import { ANSWER_EXAMPLES } from './examples.ts';
 import { routeGroups } from './routes/index.ts';
 // The ops session's codes, which every route may answer to a cookie-authenticated call.
 import '../src/ops/ops.errors.ts';
@@ -44,6 +45,17 @@ const ERROR_SCHEMA: Schema = {
         current_state: { type: 'string', description: 'On invalid_state_transition: the state of the object now.' },
         object: { type: 'string', description: 'On invalid_state_transition: the type of the object.' },
         unmet_gates: { type: 'array', items: { type: 'string' }, description: 'On booking_not_ready: the readiness gates not met.' },
+        permission: { type: 'string', description: 'On permission_denied: the permission the key or member lacks.' },
+        permissions: { type: 'array', items: { type: 'string' }, description: 'On permission_not_grantable: the permissions the caller may not grant.' },
+        charge_id: { type: 'string', description: 'On charge_disputed: the charge under an open dispute.' },
+        customer_id: { type: 'string', description: 'On customer_exists: the customer who has that email.' },
+        domain_id: { type: 'string', description: 'On domain_exists: the domain added already.' },
+        missing_records: { type: 'array', items: { type: 'string' }, description: 'On dns_records_missing: the DNS records not found yet.' },
+        used_by: { type: 'array', items: { type: 'string' }, description: 'On file_in_use: the ids of what cites the file.' },
+        available_cents: { type: 'integer', description: 'On amount_exceeds_available: the amount still available, in cents.' },
+        vehicle_id: { type: 'string', description: 'On vehicle_archived: the archived vehicle.' },
+        booking_count: { type: 'integer', description: 'On vehicle_has_bookings: how many bookings hold the vehicle.' },
+        booking_ids: { type: 'array', items: { type: 'string' }, description: 'On vehicle_has_bookings: the bookings that hold it.' },
       },
     },
   },
@@ -155,6 +167,41 @@ function restExample(value: unknown, underMetadata = false): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [underMetadata ? k : snake(k), restExample(v, k === 'metadata')]));
 }
 
+const withExample = (example: unknown) => (example === undefined ? {} : { example });
+
+/**
+ * The example of a JSON route's success answer: the REST example of the object it answers
+ * (rest-adapter/examples.ts), with the fields the route declares different (`answerExample`:
+ * a canceled booking for the cancel route); a list, one such object in a page of the list's
+ * path. Undefined when none is declared (test/openapi-examples.test.ts fails naming the route).
+ */
+function successExample(c: CompiledRoute, returned: GraphQLObjectType | null, parameters: Schema[]): unknown {
+  if (!c.field || isHandlerRoute(c.route)) return undefined;
+  const own = (c.route as JsonRoute).answerExample;
+  if (c.list) {
+    const item = ANSWER_EXAMPLES[connectionNodeType(returned!).name];
+    if (!item) return undefined;
+    const url = c.route.path.replace(/\{(\w+)\}/g, (whole, name: string) => String(parameters.find((p) => p.in === 'path' && p.name === name)?.example ?? whole));
+    return { object: 'list', data: [{ ...item, ...own }], has_more: false, url };
+  }
+  if (returned && isObjectType(returned)) {
+    const base = ANSWER_EXAMPLES[returned.name];
+    return base ? { ...base, ...own } : undefined;
+  }
+  return own;
+}
+
+/** A route that always answers an error (the sandbox's declined payment): that error's answer gets the example, the route's `answerExample` giving its fields. */
+function withErrorExample(responses: Record<string, Record<string, unknown>>, route: RestRoute) {
+  const answersError = isHandlerRoute(route) ? undefined : route.answersError;
+  if (!answersError) return responses;
+  const response = responses[String(answersError.status)];
+  if (!response) return responses;
+  const definition = errorDefinition(answersError.code);
+  const example = { error: { type: definition.type, code: definition.code, message: definition.description, request_id: 'req_01jd3m4k5n6p7q8r9s0t1v2w3x', ...(route as JsonRoute).answerExample } };
+  return { ...responses, [String(answersError.status)]: { ...response, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } } } };
+}
+
 /** OpenAPI 3.1 of every REST route, generated from the route table and the operations it runs. */
 export function openApiDocument(compiled: CompiledRoute[]) {
   const components: Record<string, Schema> = { Error: ERROR_SCHEMA };
@@ -171,6 +218,10 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     return nullable ? { anyOf: [schema, { type: 'null' }] } : schema;
   }
 
+  // Types a route answers at the top that are no entity (a pickup readiness, the settings): such
+  // an answer names its type in `object` too; inside another object it does not.
+  const answeredAtTop = new Set(compiled.flatMap((c) => (c.field && !c.list && isObjectType(getNamedType(c.field.type)) && !isEntity(getNamedType(c.field.type) as GraphQLObjectType) ? [getNamedType(c.field.type).name] : [])));
+
   function objectComponent(type: GraphQLObjectType): string {
     if (components[type.name]) return type.name;
     components[type.name] = {};
@@ -179,11 +230,16 @@ export function openApiDocument(compiled: CompiledRoute[]) {
     if (isEntity(type)) {
       properties.object = { type: 'string', const: snake(type.name).replace(/^_/, '') };
       required.push('object');
+    } else if (answeredAtTop.has(type.name)) {
+      // Required below when no other object holds it (then it is only ever an answer).
+      properties.object = { type: 'string', const: snake(type.name).replace(/^_/, ''), description: 'The type of the object: present when it is the answer itself, not inside another object.' };
     }
     for (const field of Object.values(type.getFields())) {
       const named = getNamedType(field.type);
-      if (field.args.some((a) => isNonNullType(a.type))) continue;
-      if (isObjectType(named) && (isEntity(named) || isConnection(named))) continue;
+      // As REST answers show it (rest-adapter/translate.ts): a relation only when its type embeds it (a conversation's messages).
+      const embedded = field.extensions?.restEmbed === true;
+      if (!embedded && field.args.some((a) => isNonNullType(a.type))) continue;
+      if (!embedded && isObjectType(named) && (isEntity(named) || isConnection(named))) continue;
       properties[snake(field.name)] = { ...outputSchema(field.type), ...(field.description ? { description: field.description } : {}) };
       required.push(snake(field.name));
     }
@@ -280,22 +336,33 @@ export function openApiDocument(compiled: CompiledRoute[]) {
               content: { 'application/json': { schema: restSchema(bodySchema), ...(example !== undefined ? { example: restExample(example) } : {}) } },
             },
           }
-        : {}),
+        : c.route.method === 'POST' && !isHandlerRoute(c.route)
+          ? // An action that takes no fields (cancel-like, the sandbox's simulations): no body, or an empty object; any field in it is refused (parameter_unknown).
+            { requestBody: { required: false, description: 'Takes no fields: send no body, or `{}`. A field in it is refused with `parameter_unknown`.', content: { 'application/json': { schema: { type: 'object', additionalProperties: false }, example: {} } } } }
+          : {}),
       responses: {
         ...(answersError
           ? {}
           : {
               [String(c.route.status ?? 200)]: {
                 description: 'Success',
-                content: isHandlerRoute(c.route) && c.route.answers ? { ...c.route.answers } : { [mediaType]: { schema: success } },
+                content: isHandlerRoute(c.route) && c.route.answers ? { ...c.route.answers } : { [mediaType]: { schema: success, ...withExample(successExample(c, returned, parameters)) } },
               },
             }),
-        ...errorResponses(codes),
+        ...withErrorExample(errorResponses(codes), c.route),
       },
     };
   }
 
   const webhooks = webhookEntries(compiled, objectComponent, components);
+  for (const name of answeredAtTop) {
+    const held = Object.entries(components).some(([other, schema]) => other !== name && JSON.stringify(schema).includes(`"#/components/schemas/${name}"`));
+    const component = components[name] as { required?: string[]; properties?: Record<string, Schema> };
+    if (!held && component.properties?.object) {
+      component.required = ['object', ...(component.required ?? [])];
+      delete component.properties.object.description;
+    }
+  }
   const tags = [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((o) => (o as { tags: string[] }).tags)))];
   const groups = new Map(routeGroups.map((g) => [g.tag, g.description]));
 

@@ -36,6 +36,12 @@ export interface JsonRoute extends RouteBase {
   field: `Query.${string}` | `Mutation.${string}`;
   /** Argument → `path.<name>` or `body`; unlisted arguments come from query parameters. */
   args?: Record<string, `path.${string}` | 'body'>;
+  /**
+   * The fields of this route's success answer that differ from the example of the object it
+   * answers (rest-adapter/examples.ts), e.g. `{ state: 'canceled' }` for a cancel; for a
+   * route that answers an error (`answersError`), the fields of that error's example.
+   */
+  answerExample?: Record<string, unknown>;
   /** A simulation whose answer is always this error (the sandbox's declined payment). */
   answersError?: { status: number; code: string };
 }

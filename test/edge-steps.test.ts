@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { DomainError } from '../src/domain/shared/errors.ts';
 import type { EdgeStep } from '../src/http/edge/runner.ts';
 import { ENGINES, startTestApp, type TestApp } from './support/app.ts';
+import { allowTestErrorCode } from './support/under-test.ts';
 
 /*
  * One list of edge steps for every transport: a step added to it (here, a throwaway one that
@@ -11,6 +12,8 @@ import { ENGINES, startTestApp, type TestApp } from './support/app.ts';
  * and App.handle), GraphQL over HTTP, SSE and graphql-ws, with no other change.
  */
 
+// Not a code of the service: the answer hook is told so (its envelope is still checked).
+allowTestErrorCode('business_suspended');
 const SUSPENDED = new DomainError({ code: 'business_suspended', type: 'authorization_error', status: 403, description: 'The business is suspended.', catalogue: 'test', details: [] }, 'This business is suspended.');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,9 +1,9 @@
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/domain/events/event-types.ts';
-import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createBooking, createVehicle, paidBookingStartingSoon } from './support/fixtures.ts';
-import { answerStats, OpenApiChecker, type OpenApiDocument } from './support/openapi-check.ts';
+import { answerStats, checkFetched, OpenApiChecker, takeProblems, type OpenApiDocument } from './support/openapi-check.ts';
 
 type Json = Record<string, any>;
 
@@ -129,6 +129,31 @@ describe.each(ENGINES)('the OpenAPI document, on %s', (engine) => {
     expect([...new Set(mismatches)]).toEqual([]);
   });
 
+  it('documents an optional empty object as the body of an action that takes no fields; no body and {} both work, a field in it is refused', async () => {
+    for (const where of ['POST /v1/bookings/{booking_id}/approve', 'POST /v1/test/bookings/{booking_id}/payment/succeed', 'POST /v1/test/reset']) {
+      const [method, path] = where.split(' ');
+      expect(doc.paths[path][method.toLowerCase()].requestBody, where).toMatchObject({ required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false }, example: {} } } });
+    }
+    const booking = await paidBookingStartingSoon(api);
+    // No body at all (no content type either), then an empty object.
+    const bare = await api.call('POST', `/v1/test/bookings/${booking.id}/identity/verify`);
+    expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+    const empty = await api.call('POST', `/v1/test/bookings/${booking.id}/agreement/sign`, {});
+    expect(empty.status, JSON.stringify(empty.body)).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates).toMatchObject({ identity: 'satisfied', agreement: 'satisfied', deposit: 'pending' });
+    // A field in it is refused as an unknown parameter, naming it, and changes nothing.
+    const refused = await api.call('POST', `/v1/test/bookings/${booking.id}/deposit/secure`, { amount_cents: 100 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'parameter_unknown', param: 'amount_cents' });
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.deposit).toBe('pending');
+    // The same on an action outside the sandbox.
+    const unknown = await api.call('POST', `/v1/bookings/${booking.id}/approve`, { note: 'ok' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toMatchObject({ code: 'parameter_unknown', param: 'note' });
+    expect((await api.call('POST', `/v1/test/bookings/${booking.id}/deposit/secure`)).status).toBe(200);
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.gates.deposit).toBe('satisfied');
+  });
+
   it('the answer checker refuses an answer its operation does not document, saying why', () => {
     const checker = new OpenApiChecker(doc as OpenApiDocument);
     expect(() => checker.check('GET', '/v1/vehicles/veh_1', 200, 'application/json', { object: 'vehicle', id: 'veh_1' })).toThrow(
@@ -153,5 +178,28 @@ describe.each(ENGINES)('the OpenAPI document, on %s', (engine) => {
     expect(after.unrouted - before.unrouted).toBe(1);
     // The suite so far: the document, a lifecycle, the event list.
     expect(after.validated).toBeGreaterThan(15);
+  });
+
+  it("passes a test's own fetch, App.handle and GraphQL answers through the same hook", async () => {
+    const before = answerStats();
+    const raw = await fetch(`${t.baseUrl}/v1/vehicles?limit=1`, { headers: { authorization: `Bearer ${t.business.test_secret_key}` } });
+    expect(raw.status).toBe(200);
+    // In process, without a socket (App.handle), whatever host the request names.
+    const handled = await t.app.handle(new Request('http://in-process.example/v1/vehicles?limit=1', { headers: { authorization: `Bearer ${t.business.test_secret_key}` } }));
+    expect(handled.status).toBe(200);
+    const gql = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    expect((await gql('{ vehicle(id: "veh_unknown") { id } }')).errors?.[0].extensions.code).toBe('resource_missing');
+    const after = answerStats();
+    expect(after.validated - before.validated).toBe(2);
+    expect(after.graphql - before.graphql).toBe(1);
+  });
+
+  it('the hook refuses a GraphQL error whose code is outside the error catalogue, and fails the test even when the test caught it', async () => {
+    const answer = JSON.stringify({ errors: [{ message: 'No.', extensions: { type: 'invalid_request', code: 'made_up_code', request_id: 'req_1' } }] });
+    await expect(checkFetched('POST', new URL(`${t.baseUrl}/graphql`), { status: 400, headers: new Headers({ 'content-type': 'application/json' }) }, answer)).rejects.toThrow(
+      /the error code made_up_code is not one of the error catalogue/,
+    );
+    // Kept for the hook's afterEach, which would fail this test: taken here, as this test expects it.
+    expect(takeProblems()).toHaveLength(1);
   });
 });

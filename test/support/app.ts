@@ -6,8 +6,9 @@ import { loadConfig, type AppConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createBusiness, type CreatedBusiness } from '../../src/platform/businesses.ts';
 import { buildApp, type App } from '../../src/server.ts';
-import { checkerFor } from './openapi-check.ts';
 import { createTestPostgresDatabase } from './postgres.ts';
+import { checkHandledAnswers } from './answer-hook.ts';
+import { checkAnswersOf } from './under-test.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -35,6 +36,8 @@ export async function startTestApp(engine: Engine, overrides: Partial<AppConfig>
   const app = await buildApp({ db, config, ...options });
   const server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
+  checkAnswersOf(`http://127.0.0.1:${port}`);
+  checkHandledAnswers(app, `http://127.0.0.1:${port}`);
   const business = await createBusiness(db.prisma, { name: 'Test Rentals' });
   const other = await createBusiness(db.prisma, { name: 'Other Rentals' });
   return {
@@ -61,12 +64,12 @@ export interface ApiResponse<T = any> {
 
 /**
  * A small REST client bound to one key, speaking real HTTP. Every answer is checked against
- * the OpenAPI document the service serves (test/support/openapi-check.ts): an answer its
- * operation does not document fails the request.
+ * the OpenAPI document the service serves by the suites' one answer hook
+ * (test/support/answer-hook.ts): an answer its operation does not document fails the request.
  */
 export function restClient(baseUrl: string, key: string | null) {
+  checkAnswersOf(baseUrl);
   async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
-    const checker = await checkerFor(baseUrl);
     const res = await fetch(baseUrl + path, {
       method,
       headers: {
@@ -83,7 +86,6 @@ export function restClient(baseUrl: string, key: string | null) {
     } catch {
       /* not JSON: keep the text */
     }
-    checker.check(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed, headers: res.headers };
   }
   return {
@@ -93,8 +95,9 @@ export function restClient(baseUrl: string, key: string | null) {
   };
 }
 
-/** A GraphQL client bound to one key. */
+/** A GraphQL client bound to one key (its answers' errors checked against the error catalogue by the answer hook). */
 export function graphqlClient(baseUrl: string, key: string) {
+  checkAnswersOf(baseUrl);
   return async function gql<T = any>(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     const res = await fetch(`${baseUrl}/graphql`, {
       method: 'POST',

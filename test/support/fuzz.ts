@@ -164,10 +164,14 @@ export function mutatedBodyOf(example: Record<string, unknown>, ids: IdSource): 
       : typeof current === 'number'
         ? fc.oneof(fc.constantFrom(...HOSTILE_NUMBERS), fc.constantFrom('1', '', '\u0000'), wrongValue)
         : wrongValue;
-  const mutation = fc.oneof(
-    { weight: 5, arbitrary: fc.constantFrom(...paths).chain((p) => hostileFor(valueAt(p)).map((v) => (o: unknown) => setAt(o, p, v))) },
-    { weight: 1, arbitrary: fc.constantFrom(...paths).map((p) => (o: unknown) => withoutAt(o, p)) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('zz_unknown', 'metadata'), wrongValue).map(([k, v]) => (o: unknown) => ({ ...(o as object), [k]: v })) },
-  );
+  const added = { weight: 1, arbitrary: fc.tuple(fc.constantFrom('zz_unknown', 'metadata'), wrongValue).map(([k, v]) => (o: unknown) => ({ ...(o as object), [k]: v })) };
+  // An empty example (an action that takes no fields): nothing to change or drop, only fields to add.
+  const mutation = paths.length
+    ? fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...paths).chain((p) => hostileFor(valueAt(p)).map((v) => (o: unknown) => setAt(o, p, v))) },
+        { weight: 1, arbitrary: fc.constantFrom(...paths).map((p) => (o: unknown) => withoutAt(o, p)) },
+        added,
+      )
+    : fc.oneof(added);
   return fc.array(mutation, { minLength: 0, maxLength: 2 }).map((ms) => JSON.stringify(ms.reduce((o: unknown, m) => m(o), base)));
 }

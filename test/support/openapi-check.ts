@@ -3,14 +3,17 @@ import addFormatsModule from 'ajv-formats';
 import { compileRoutes } from '../../rest-adapter/adapter.ts';
 import { openApiDocument } from '../../rest-adapter/openapi.ts';
 import { routes } from '../../rest-adapter/routes/index.ts';
+import { STATUS_BY_TYPE } from '../../src/domain/shared/errors.ts';
 import { schema } from '../../src/schema/index.ts';
+import { isTestErrorCode } from './under-test.ts';
 
 /*
  * Every answer the end-to-end suites get over REST is checked against the OpenAPI document the
  * service serves: the operation matched by method and path, the response of its status, the
- * schema of that response (success or the error envelope) and, for an error, that its code is
- * one the response lists. The REST helpers (app.ts's restClient) call `checkAnswer` after each
- * request, so a mismatch fails the test that made the request.
+ * schema of that response (success or the error envelope, its objects read as closed) and, for
+ * an error, that its code is one the response lists. The suites' one answer hook
+ * (test/support/answer-hook.ts) calls `checkFetched` for each answer, so a mismatch fails the
+ * test that made the request.
  */
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -44,9 +47,11 @@ export interface AnswerStats {
   edge: number;
   /** Webhook deliveries checked against the document's `webhooks` (test/support/receiver.ts). */
   webhooks: number;
+  /** GraphQL answers whose errors were checked against the error catalogue. */
+  graphql: number;
 }
 
-const stats: AnswerStats = { validated: 0, unrouted: 0, edge: 0, webhooks: 0 };
+const stats: AnswerStats = { validated: 0, unrouted: 0, edge: 0, webhooks: 0, graphql: 0 };
 
 /** How many answers this process has checked so far. */
 export const answerStats = (): AnswerStats => ({ ...stats });
@@ -67,7 +72,7 @@ export class OpenApiChecker {
   constructor(readonly doc: OpenApiDocument) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'openapi:doc', components: doc.components }, 'openapi:doc');
+    this.ajv.addSchema({ $id: 'openapi:doc', components: closed(doc.components) }, 'openapi:doc');
     this.matchers = Object.entries(doc.paths)
       .flatMap(([template, methods]) =>
         Object.entries(methods).map(([method, operation]) => ({
@@ -135,7 +140,7 @@ export class OpenApiChecker {
       this.validate(`${matched.method} ${matched.template} ${status}`, content.schema, body, fail);
       const code = (body as Json | null)?.error?.code;
       const codes = response['x-error-codes'] as string[] | undefined;
-      if (status >= 400 && codes && !codes.includes(code)) fail(`the error code ${code} is not one the ${status} answer lists (${codes.join(', ')})`);
+      if (status >= 400 && codes && !codes.includes(code) && !isTestErrorCode(code)) fail(`the error code ${code} is not one the ${status} answer lists (${codes.join(', ')})`);
     } else if (typeof body !== 'string') {
       fail(`documented as ${mediaType}, answered JSON`);
     } else if (mediaType === 'text/csv' && Array.isArray(content.schema?.['x-csv-columns'])) {
@@ -175,6 +180,19 @@ export class OpenApiChecker {
   }
 }
 
+/**
+ * The document's schemas, closed: an object whose properties the document lists answers no
+ * other field. The document leaves them open (a client must ignore a field it does not know,
+ * so fields may be added); the service's own answers must not carry one the document lacks.
+ */
+function closed(schema: unknown): any {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([name, s]) => [name, closed(s)])) : closed(v)]));
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+
 /** The schema with its `#/components/...` references pointed at the document's components. */
 function rebase(schema: unknown): any {
   if (Array.isArray(schema)) return schema.map(rebase);
@@ -185,6 +203,71 @@ function rebase(schema: unknown): any {
 const truncate = (text: string | undefined) => (text && text.length > 1500 ? `${text.slice(0, 1500)}…` : text);
 
 const checkers = new Map<string, Promise<OpenApiChecker>>();
+
+/*
+ * The one answer hook (test/support/answer-hook.ts, a vitest setup file wrapping the global
+ * fetch) hands `checkFetched` every answer of a service under test (test/support/under-test.ts):
+ * restClient's, graphqlClient's, the typed client's, a test's raw `fetch` and App.handle alike.
+ */
+const problems: string[] = [];
+
+/** The mismatches found since the last call (the setup file's afterEach fails the test on any, even one a test caught). */
+export function takeProblems(): string[] {
+  return problems.splice(0);
+}
+
+/**
+ * Check one answer the service (at `service`, its origin) gave to a test (method, URL, the Response, its body text):
+ * /v1 answers against the OpenAPI document it serves, /graphql answers' errors against the
+ * error catalogue. Throws (and records) a mismatch.
+ */
+export async function checkFetched(method: string, url: URL, res: { status: number; headers: Headers }, text: string, service = url.origin): Promise<void> {
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  try {
+    if (url.pathname === '/graphql') {
+      const problem = await graphqlProblem(parsed);
+      if (problem) throw new Error(`GraphQL check: ${method} ${url.pathname} → ${res.status}: ${problem}\nanswer: ${truncate(text)}`);
+      stats.graphql++;
+      return;
+    }
+    const checker = await checkerFor(service);
+    checker.check(method, url.pathname + url.search, res.status, res.headers.get('content-type'), parsed);
+  } catch (err) {
+    problems.push((err as Error).message);
+    throw err;
+  }
+}
+
+let catalogue: Promise<Set<string>> | null = null;
+
+/** The codes of the error catalogues (docs/errors.md). */
+function errorCodes(): Promise<Set<string>> {
+  return (catalogue ??= import('../../scripts/error-reference.ts').then(async (m) => new Set((await m.loadCatalogues()).map((d) => d.code))));
+}
+
+/** What is wrong with a GraphQL answer's errors (each carries the envelope's fields, its code one of the catalogue), or null. */
+async function graphqlProblem(body: unknown): Promise<string | null> {
+  if (typeof body !== 'object' || body === null) return 'the answer is not JSON';
+  const errors = (body as Json).errors;
+  if (errors === undefined) return 'data' in body ? null : 'neither data nor errors';
+  if (!Array.isArray(errors) || errors.length === 0) return 'errors is not a non-empty list';
+  const codes = await errorCodes();
+  for (const error of errors as Json[]) {
+    const ext = error?.extensions as Json | undefined;
+    if (typeof error?.message !== 'string') return 'an error without a message';
+    if (!ext || !(codes.has(ext.code) || isTestErrorCode(ext.code))) return `the error code ${ext?.code} is not one of the error catalogue (docs/errors.md)`;
+    if (!ERROR_TYPES.has(ext.type)) return `the error type ${ext.type} is not one of the envelope's`;
+    if (typeof ext.request_id !== 'string') return 'an error without request_id';
+  }
+  return null;
+}
+
+const ERROR_TYPES = new Set(Object.keys(STATUS_BY_TYPE));
 
 /** The checker of the service at `baseUrl`, from the document it serves (fetched once). */
 export function checkerFor(baseUrl: string): Promise<OpenApiChecker> {

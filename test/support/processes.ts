@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { checkAnswersOf } from './under-test.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -49,5 +50,7 @@ export function spawnTs(script: string, env: Record<string, string>, readyPatter
 /** The API server as a child process; resolves with its base URL. */
 export async function spawnServer(env: Record<string, string>) {
   const child = await spawnTs('test/support/serve-process.ts', { PORT: '0', ...env }, /READY (\d+)/);
-  return { ...child, baseUrl: `http://127.0.0.1:${child.match[1]}` };
+  const baseUrl = `http://127.0.0.1:${child.match[1]}`;
+  checkAnswersOf(baseUrl);
+  return { ...child, baseUrl };
 }
