@@ -24,6 +24,8 @@ export interface AppConfig {
   rateLimitTest: number;
   /** INVITATION_ACCEPT_RATE_LIMIT: uses of invitations' accept links a minute, per client address and per invitation. */
   invitationAcceptLimit: number;
+  /** BROWSER_BOOKING_RATE_LIMIT: a publishable key's browser-booking calls a minute, per client address. */
+  browserBookingLimit: number;
   holdMinutes: number;
   quoteTtlMinutes: number;
   /** How often expired payment holds are swept (ms); the other periodic sweeps, the money sweep among them, run as often. */
@@ -189,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitLive: num('RATE_LIMIT_LIVE', 100, env),
     rateLimitTest: num('RATE_LIMIT_TEST', 25, env),
     invitationAcceptLimit: num('INVITATION_ACCEPT_RATE_LIMIT', 10, env),
+    browserBookingLimit: num('BROWSER_BOOKING_RATE_LIMIT', 30, env),
     holdMinutes: num('BOOKING_HOLD_MINUTES', 30, env),
     quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
     holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),
