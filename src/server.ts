@@ -139,6 +139,7 @@ export async function buildApp(options: {
     messaging,
     signingLinkSigner: signingLinkSigner(agreementLinks),
     browserBookingSecrets: browserBookingSecrets(browserBookings),
+    stripePublishableKey: config.stripe.publishableKey,
     identityProviders: reportingIdentityProviders(identityProviders),
     files: { storage, signer: fileLinkSigner(fileLinks), publicUrl: config.publicUrl },
     dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),

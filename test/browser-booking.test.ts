@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createVehicle } from './support/fixtures.ts';
+import { loadConfig } from '../src/config.ts';
+import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
 
 /*
  * The browser booking of the embedded components, over HTTP as a browser sends it: the
@@ -139,7 +141,7 @@ describe.each(ENGINES)('browser booking on %s', (engine) => {
     expect(again.status).toBe(409);
     expect((await again.json()).error).toMatchObject({ code: 'checkout_not_payable' });
     // An altered link: refused.
-    const altered = await fetch(checkout.body.url.replace(/signature=./, 'signature=x'));
+    const altered = await fetch(checkout.body.url.replace(/signature=(.)/, (_m: string, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`));
     expect(altered.status).toBe(403);
     expect((await altered.json()).error.code).toBe('checkout_link_invalid');
   });
@@ -166,5 +168,45 @@ describe.each(ENGINES)('browser booking on %s', (engine) => {
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     // The fleet is not a browser booking: not counted.
     expect((await browser.get('/v1/public/vehicles', { origin: SITE })).status).toBe(200);
+  });
+});
+
+describe('the live hosted payment page', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // A live processor without a hosted page of its own (as Stripe's PaymentIntents): the service's page mounts the processor's form.
+    t = await startTestApp('pglite', { stripe: { ...loadConfig({}).stripe, publishableKey: 'pk_test_51embedTestKey' } }, { processors: { test: sandboxProcessor(), live: sandboxProcessor() } });
+  });
+  afterAll(async () => t?.close());
+
+  it("mounts Stripe.js's payment form with the client secret from the link's fragment; the sandbox's test card is refused there", async () => {
+    const api = restClient(t.baseUrl, t.business.live_secret_key);
+    const browser = restClient(t.baseUrl, t.business.live_public_key);
+    const vehicle = await createVehicle(api, { name: 'Live Sedan' });
+    await api.post('/v1/website', { published: true, published_vehicle_ids: [vehicle.id], allowed_origins: [SITE] });
+    const created = await browser.post('/v1/bookings', { vehicle_id: vehicle.id, start_at: future(5), end_at: future(7), customer: { name: 'Live Customer', email: 'live@example.com' } }, { origin: SITE });
+    expect(created.status).toBe(201);
+    const checkout = await browser.post(`/v1/bookings/${created.body.id}/checkout`, undefined, { 'x-client-secret': created.body.client_secret, origin: SITE });
+    expect(checkout.status).toBe(201);
+    const url = new URL(checkout.body.url);
+    expect(url.pathname).toBe(`/checkout/${created.body.id}`);
+    expect(new URLSearchParams(url.hash.slice(1)).get('client_secret')).toBe(checkout.body.client_secret);
+
+    const page = await fetch(checkout.body.url, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain('script-src \'self\' https://js.stripe.com');
+    const html = await page.text();
+    expect(html).toContain('<script src="https://js.stripe.com/v3/"></script>');
+    expect(html).toContain('data-key="pk_test_51embedTestKey"');
+    expect(html).not.toContain(checkout.body.client_secret); // it stays in the fragment
+    expect(html).not.toContain('Card number');
+    const script = await fetch(`${t.baseUrl}/checkout/stripe-page.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain('confirmPayment');
+
+    const testCard = await fetch(checkout.body.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"pay"}' });
+    expect(testCard.status).toBe(400);
+    expect((await testCard.json()).error.code).toBe('test_card_sandbox_only');
   });
 });

@@ -151,6 +151,28 @@ export function BookingFlow(props: ElementProps) {
       emit('rental:paid', { booking_id: paid.id });
     });
 
+  // Live: the customer pays on the processor's page (the checkout's url, in a new tab); the
+  // element follows the booking until the payment is reported.
+  useEffect(() => {
+    if (sandbox || step !== 'payment' || !booking || !api) return;
+    const timer = setInterval(() => {
+      api.booking(booking.id, booking.client_secret).then(
+        (now) => {
+          if (['pending_payment', 'checkout_started', 'payment_pending'].includes(now.state)) return;
+          clearInterval(timer);
+          setBooking({ ...now, client_secret: booking.client_secret });
+          if (now.state === 'canceled') fail('payment', new EmbedError('booking_canceled', `${t.bookingId} ${now.id}: ${now.state}`));
+          else {
+            setStep('done');
+            emit('rental:paid', { booking_id: now.id });
+          }
+        },
+        () => undefined, // a failed poll is tried again
+      );
+    }, 3000);
+    return () => clearInterval(timer);
+  }, [step, booking?.id]);
+
   const field = (name: 'name' | 'email' | 'phone', label: string, type: 'text' | 'email' | 'tel', autocomplete: string, required: boolean) => (
     <label>
       <span>

@@ -76,6 +76,8 @@ export interface EdgeDeps {
   signingLinkSigner: SigningLinkSigner;
   /** The key of bookings' client secrets and of the hosted payment pages' links. */
   browserBookingSecrets: BrowserBookingSecrets;
+  /** Stripe's publishable key, for Stripe.js on the live hosted payment page (STRIPE_PUBLISHABLE_KEY). */
+  stripePublishableKey?: string;
   /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */

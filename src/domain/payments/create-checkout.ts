@@ -88,8 +88,12 @@ function checkoutOf(ctx: DomainContext, payment: Payment, checkoutId: string, pr
     amountCents: payment.amountCents,
     currency: payment.currency,
     clientSecret: prepared.clientSecret,
-    // The processor's own page where it has one; else the service's hosted payment page (never null).
-    url: prepared.url ?? ctx.browserBooking.checkoutUrl(payment.bookingId, payment.id, expiresAt),
+    // The processor's own page where it has one; else the service's hosted payment page (never
+    // null). Live, that page mounts the processor's payment form with the client secret, which
+    // travels in the fragment: a browser never sends it to a server.
+    url:
+      prepared.url ??
+      ctx.browserBooking.checkoutUrl(payment.bookingId, payment.id, expiresAt) + (payment.livemode ? `#client_secret=${encodeURIComponent(prepared.clientSecret)}` : ''),
     expiresAt,
     createdAt: payment.updatedAt,
   };

@@ -57,7 +57,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
       limiter: deps.limiter, limit: deps.limits.invitationAccept,
     }),
     opsScreenStep({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
-    checkoutPageStep({ owners, tenantDb: deps.tenantDb, secrets: deps.browserBookingSecrets, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now }),
+    checkoutPageStep({ owners, tenantDb: deps.tenantDb, secrets: deps.browserBookingSecrets, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, stripePublishableKey: deps.stripePublishableKey }),
     processorEventsStep({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     routingStep(parts.lookup, GRAPHQL_PATH),
     auditStep(deps.tenantDb),
