@@ -146,6 +146,28 @@ describe.each(ENGINES)('browser booking on %s', (engine) => {
     expect((await altered.json()).error.code).toBe('checkout_link_invalid');
   });
 
+  it('holds the same rules over GraphQL: the browser booking caller reads its booking and nothing else', async () => {
+    const pk = graphqlClient(t.baseUrl, t.business.test_public_key);
+    const created = await pk(
+      'mutation($input: CreateBookingInput!) { createBooking(input: $input) { id state clientSecret } }',
+      { input: { vehicleId: shown.id, startAt: future(50), endAt: future(52), customer: { name: 'Grace Hopper', email: 'grace@example.com' } } },
+      { origin: SITE },
+    );
+    expect(created.errors).toBeUndefined();
+    const { id, clientSecret } = created.data.createBooking;
+    expect(clientSecret).toMatch(new RegExp(`^${id}_secret_`));
+    const read = await pk('query($id: ID!) { booking(id: $id) { id state clientSecret } }', { id }, { 'x-client-secret': clientSecret, origin: SITE });
+    expect(read.data).toEqual({ booking: { id, state: 'pending_payment', clientSecret: null } });
+    const other = (await api.post('/v1/bookings', booking(shown.id, 56))).body.id;
+    const foreign = await pk('query($id: ID!) { booking(id: $id) { id } }', { id: other }, { 'x-client-secret': clientSecret });
+    expect(foreign.errors![0].extensions).toMatchObject({ code: 'resource_missing' });
+    const list = await pk('{ bookings(first: 1) { edges { node { id } } } }', {}, { 'x-client-secret': clientSecret });
+    expect(list.errors![0].extensions).toMatchObject({ code: 'secret_key_required' });
+    const refused = await pk('query($id: ID!) { booking(id: $id) { id } }', { id }, { 'x-client-secret': clientSecret, origin: 'https://evil.example' });
+    expect(refused.errors![0].extensions).toMatchObject({ code: 'browser_origin_not_allowed' });
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it("declines on the hosted page with the declined test card: the booking returns to pending_payment and payment.failed is recorded", async () => {
     const created = await api.post('/v1/bookings', booking(shown.id, 30));
     expect(created.body.client_secret).toMatch(/_secret_/);
