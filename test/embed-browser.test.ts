@@ -47,6 +47,7 @@ describe('the embedded booking components in Chromium', () => {
 </head><body><main><h1>Flota</h1>
 <rental-vehicles publishable-key="${key}"></rental-vehicles>
 <rental-availability publishable-key="${key}" vehicle-id="${vehicleId}"></rental-availability>
+<rental-availability publishable-key="${key}" id="no-vehicle"></rental-availability>
 </main></body></html>`;
 
   beforeAll(async () => {
@@ -308,8 +309,11 @@ describe('the embedded booking components in Chromium', () => {
     await expect.poll(() => page.getByText(/Toyota Corolla/).count()).toBe(1);
     // Money in the page's locale (es): "49,00 US$ al día".
     await expect.poll(() => page.locator('rental-vehicles').evaluate((el) => el.shadowRoot!.textContent)).toMatch(/49,00\s?US\$ al día/);
-    await page.getByRole('heading', { name: 'Días libres' }).waitFor();
+    await page.getByRole('heading', { name: 'Días libres' }).first().waitFor();
     await expect.poll(() => page.getByRole('row').count()).toBe(30);
+    // Without its vehicle-id, the element says so (in the page's language) and emits rental:error.
+    await expect.poll(() => page.locator('#no-vehicle').getByRole('alert').textContent()).toContain('Falta el atributo vehicle-id');
+    expect((await events(page)).filter((e) => e.type === 'rental:error').map((e) => e.detail.code)).toEqual(['vehicle_id_missing']);
     expect(await seriousViolations(page)).toEqual([]);
     expect(elsewhere).toEqual([]);
     if (SCREENSHOTS) await page.locator('main').screenshot({ path: path.join(root, 'docs', 'embed-8-small-elements.png') });

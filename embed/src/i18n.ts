@@ -42,6 +42,7 @@ const en = {
   errors: {
     secretKey: 'This element was given a secret key. Secret keys must never be put in a web page: nothing was sent. Use the publishable key (svc_..._pk_...) and revoke the exposed secret key.',
     missingKey: 'The publishable-key attribute is missing or is not a publishable key (svc_..._pk_...).',
+    missingVehicle: 'The vehicle-id attribute is missing: it names the vehicle (veh_...) whose free days to show.',
     unreachable: 'The booking service cannot be reached. Check your connection and try again.',
     refusedOrigin: (origin: string) =>
       `This site (${origin}) is not allowed to take bookings with this key. The business must add ${origin} to the allowed origins of its website settings.`,
@@ -93,6 +94,7 @@ const es: Words = {
   errors: {
     secretKey: 'Este elemento recibió una clave secreta. Las claves secretas nunca deben ponerse en una página web: no se envió nada. Use la clave publicable (svc_..._pk_...) y revoque la clave secreta expuesta.',
     missingKey: 'Falta el atributo publishable-key o no es una clave publicable (svc_..._pk_...).',
+    missingVehicle: 'Falta el atributo vehicle-id: indica el vehículo (veh_...) cuyos días libres mostrar.',
     unreachable: 'No se puede contactar con el servicio de reservas. Compruebe su conexión e inténtelo de nuevo.',
     refusedOrigin: (origin) => `Este sitio (${origin}) no puede tomar reservas con esta clave. La empresa debe añadir ${origin} a los orígenes permitidos de su sitio web.`,
     dates: 'Elija una devolución posterior a la recogida, y una recogida futura.',

@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PublicVehicle } from './api.ts';
 import { asEmbedError, type ElementProps } from './element.ts';
-import type { EmbedError } from './api.ts';
+import { EmbedError } from './api.ts';
 
 /** Loads once, reporting a failure as the contract's rental:error and in words (role="alert"). */
-function useLoad<T>(props: ElementProps, load: (() => Promise<T>) | null): { data: T | null; error: EmbedError | null } {
-  const [state, setState] = useState<{ data: T | null; error: EmbedError | null }>({ data: null, error: props.keyError });
+function useLoad<T>(props: ElementProps, load: (() => Promise<T>) | null, missing: EmbedError | null = null): { data: T | null; error: EmbedError | null } {
+  const [state, setState] = useState<{ data: T | null; error: EmbedError | null }>({ data: null, error: props.keyError ?? missing });
   useEffect(() => {
+    if (!props.keyError && missing) props.emit('rental:error', { code: missing.code, message: missing.message });
     if (!load) return;
     load().then(
       (data) => setState({ data, error: null }),
@@ -51,7 +52,8 @@ export function VehicleAvailability(props: ElementProps) {
   const from = new Date();
   from.setHours(0, 0, 0, 0);
   const to = new Date(from.getTime() + 30 * DAY_MS);
-  const { data, error } = useLoad(props, props.api && props.vehicleId ? () => props.api!.availability(props.vehicleId!, from.toISOString(), to.toISOString()) : null);
+  const missing = props.vehicleId ? null : new EmbedError('vehicle_id_missing', t.errors.missingVehicle);
+  const { data, error } = useLoad(props, props.api && props.vehicleId ? () => props.api!.availability(props.vehicleId!, from.toISOString(), to.toISOString()) : null, missing);
   const days = Array.from({ length: 30 }, (_, i) => new Date(from.getTime() + i * DAY_MS));
   const busy = (day: Date) => (data?.busy_periods ?? []).some((p) => new Date(p.start_at).getTime() < day.getTime() + DAY_MS && new Date(p.end_at).getTime() > day.getTime());
   return (
