@@ -19,7 +19,7 @@
 import { createTestPostgresDatabase } from '../test/support/postgres.ts';
 import { envInt } from './bench-env.ts';
 import { generateFleet, migrateAndCreateBusiness } from './bench-data.ts';
-import { killChildren, percentiles, runBench, startServer } from './harness.ts';
+import { cpuSeconds, killChildren, percentiles, runBench, startServer } from './harness.ts';
 import { startStatementCounter } from './pg-statement-counter.ts';
 import { reportResult } from './result.ts';
 
@@ -92,6 +92,7 @@ async function main() {
     let sample: string[] = [];
     let extra: string[] = [];
     let background = 0;
+    const cpuBefore = { project: await cpuSeconds(server.pid), baseline: await cpuSeconds(bareServer.pid) };
     for (let i = 0; i < REPS; i++) {
       const order = i % 2 === 0 ? (['project', 'baseline'] as const) : (['baseline', 'project'] as const);
       for (const side of order) {
@@ -108,6 +109,11 @@ async function main() {
         if (side === 'project' && counts.project.at(-1)! > GOAL_STATEMENTS) extra = texts;
       }
     }
+    // CPU per request of each server (user + system), steadier than latency on a busy machine.
+    const cpuMs = {
+      project: ((await cpuSeconds(server.pid)) - cpuBefore.project) * 1000 / REPS,
+      baseline: ((await cpuSeconds(bareServer.pid)) - cpuBefore.baseline) * 1000 / REPS,
+    };
     await server.stop();
     await bareServer.stop();
 
@@ -118,6 +124,7 @@ async function main() {
     console.log('');
     console.log(`project : ${pc.p50} statements/request (median; min ${Math.min(...counts.project)}, max ${maxCount}), p50 ${p.p50.toFixed(2)} ms, p95 ${p.p95.toFixed(2)} ms`);
     console.log(`baseline: ${percentiles(counts.baseline).p50} statement/request, p50 ${b.p50.toFixed(2)} ms, p95 ${b.p95.toFixed(2)} ms`);
+    console.log(`server CPU per request: project ${cpuMs.project.toFixed(2)} ms, baseline ${cpuMs.baseline.toFixed(2)} ms (${(cpuMs.project / cpuMs.baseline).toFixed(2)}x)`);
     console.log(`ratio project/baseline: p50 latency ${(p.p50 / b.p50).toFixed(2)}x, p95 ${(p.p95 / b.p95).toFixed(2)}x; same answer: ${same ? 'yes' : 'NO'}`);
     console.log('statements of one project request:');
     for (const text of sample) console.log(`  - ${text.replace(/\s+/g, ' ').slice(0, 220)}${text.length > 220 ? '…' : ''}`);

@@ -219,7 +219,7 @@ export interface paths {
         put?: never;
         /**
          * Extend an eligible booking
-         * @description Moves a paid booking's end_at later, before the vehicle is back (booked, confirmed, ready_for_pickup, active, late). The extra time is priced at the booking's own rates as the longer period would be (whole days rounded up; the unlimited-miles fee and included miles follow the days) minus what was already priced, and charged to the customer's saved card without them present; the charge is an extension transaction. The longer period must be free: an overlapping booking answers 409 vehicle_unavailable and nothing changes. A declined card answers 402 card_declined and the booking keeps its end; if the processor does not answer (502), nothing changes and a retry reaches the processor under the same idempotency key, so the customer is never charged twice. A late rental extended past the present (and the grace) is active again. Emits booking.extended.
+         * @description Moves a paid booking's end_at later, before the vehicle is back (booked, confirmed, ready_for_pickup, active, late). The extra time is priced at the booking's own rates as the longer period would be (whole days rounded up; the unlimited-miles fee and included miles follow the days) minus what was already priced, and charged to the customer's saved card without them present; the charge is an extension transaction. The longer period must be free: an overlapping booking answers 409 vehicle_unavailable and nothing changes; a vehicle archived meanwhile answers 409 vehicle_archived, as at creation and on a new period. A declined card answers 402 card_declined and the booking keeps its end; if the processor does not answer (502), nothing changes and a retry reaches the processor under the same idempotency key, so the customer is never charged twice. A late rental extended past the present (and the grace) is active again. Emits booking.extended.
          */
         post: operations["extendBooking"];
         delete?: never;
@@ -259,7 +259,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a booking
-         * @description Allowed before pickup. The booking is canceled (booking.canceled) and frees its vehicle. A paid booking is refunded through the processor by the cancellation policy (in full at least cancellation_window_hours before start_at, else late_cancellation_refund_percent) and ends refunded once the money went back; a secured deposit's hold is let go. If the processor fails a refund, the booking stays canceled, the refund is given back to the payment (payment.refund_failed) and POST .../refund tries again; a hold the processor did not let go stays secured for POST .../deposit/release. If the serving process stops before the processor has answered, the money sweep finishes the refund and the release, once.
+         * @description Allowed before pickup. The booking is canceled (booking.canceled) and frees its vehicle. A paid booking is refunded through the processor by the cancellation policy (in full at least cancellation_window_hours before start_at, else late_cancellation_refund_percent) and ends refunded once the money went back; an extended booking's extension charges are refunded by the same policy, each by a refund of its own against the charge it gives back (a refund transaction whose refunded_transaction_id names the extension); a secured deposit's hold is let go. If the processor fails a refund, the booking stays canceled, the refund is given back to the payment (payment.refund_failed) and POST .../refund tries again; a hold the processor did not let go stays secured for POST .../deposit/release. If the serving process stops before the processor has answered, the money sweep finishes the refund and the release, once.
          */
         post: operations["cancelBooking"];
         delete?: never;
@@ -795,7 +795,7 @@ export interface paths {
         put?: never;
         /**
          * Retry an eligible failed payment
-         * @description Charges the customer's saved payment method again, without them present, for a booking whose payment failed and that still awaits payment (pending_payment). Collected: payment.succeeded and the booking is booked (confirmed when nothing else is required). Declined again: 402 card_declined, payment.failed, and the booking keeps holding its vehicle until hold_expires_at. If the processor cannot be reached the payment is failed again and a later retry reaches the processor under the same idempotency key, so the customer is never charged twice. Any other payment: 409.
+         * @description Charges the customer's saved payment method again, without them present, for a booking whose payment failed and that still awaits payment (pending_payment). Collected: payment.succeeded and the booking is booked (confirmed when nothing else is required). Declined again: 402 card_declined, payment.failed, and the booking keeps holding its vehicle until hold_expires_at. If the processor cannot be reached the payment is failed again and a later retry of the same amount reaches the processor under the same idempotency key, so the customer is never charged twice; once the booking's price changed (a new period while pending), the retry charges the new amount under a key of its own. Any other payment: 409.
          */
         post: operations["retryBookingPayment"];
         delete?: never;
@@ -833,7 +833,7 @@ export interface paths {
         };
         /**
          * List booking transactions
-         * @description Every movement of money on the booking, newest first: payment, refund, deposit_hold, deposit_capture, deposit_release, charge and extension (the extra time of an extended booking), each with amount_cents and status. They reconcile exactly with the payment's, the deposit's and the charges' amounts, and the booking's total_cents is its payment plus its succeeded extensions.
+         * @description Every movement of money on the booking, newest first: payment, refund, deposit_hold, deposit_capture, deposit_release, charge and extension (the extra time of an extended booking), each with amount_cents and status. They reconcile exactly with the payment's, the deposit's and the charges' amounts, and the booking's total_cents is its payment plus its succeeded extensions. A refund names what it gives back: charge_id a post-trip charge, refunded_transaction_id an extension (never more than that extension charged); the others add up to the payment's amount_refunded_cents.
          */
         get: operations["bookingTransactions"];
         put?: never;
@@ -4216,6 +4216,8 @@ export interface components {
             livemode: boolean;
             booking_id: string;
             charge_id: string | null;
+            /** @description A refund of an extension's charge (a cancellation gives it back by the cancellation policy): the extension transaction (txn_...) it refunds. Null for every other movement. */
+            refunded_transaction_id: string | null;
             /** @enum {string} */
             type: "payment" | "refund" | "deposit_hold" | "deposit_capture" | "deposit_release" | "charge" | "extension";
             /** @enum {string} */
@@ -8317,7 +8319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`, `idempotency_key_reused`, `invalid_state_transition`, `vehicle_unavailable` */
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused`, `invalid_state_transition`, `vehicle_archived`, `vehicle_unavailable` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -19,11 +19,19 @@ const DAY = 86_400_000;
 /** The sandbox's processor with off-session charges a test can make decline or go unanswered; it keeps the keys it was sent. */
 function scriptedProcessor() {
   const sandbox = sandboxProcessor();
-  const script: { chargeOffSession?: 'declined' | 'unreachable' } = {};
+  /** `refundOf`: the processor payment whose refunds go unanswered. */
+  const script: { chargeOffSession?: 'declined' | 'unreachable'; refundOf?: string } = {};
   const charges: { idempotencyKey: string; amountCents: number }[] = [];
+  /** Every refund asked for: which processor payment it gives back, and how much. */
+  const refunds: { processorPaymentId: string; amountCents: number; idempotencyKey: string }[] = [];
   const processor: PaymentProcessor = {
     ...sandbox,
     name: 'scripted-sandbox',
+    async refund(request) {
+      refunds.push({ processorPaymentId: request.processorPaymentId, amountCents: request.amountCents, idempotencyKey: request.idempotencyKey });
+      if (script.refundOf === request.processorPaymentId) throw new Error('connect ETIMEDOUT');
+      return sandbox.refund(request);
+    },
     async chargeOffSession(request) {
       charges.push({ idempotencyKey: request.idempotencyKey, amountCents: request.amountCents });
       if (script.chargeOffSession === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
@@ -31,7 +39,9 @@ function scriptedProcessor() {
       return sandbox.chargeOffSession(request);
     },
   };
-  return { processor, script, charges };
+  /** The processor's id of the off-session charge made under `idempotencyKey` (the sandbox derives it from the key). */
+  const chargeIdOf = async (idempotencyKey: string) => (await sandbox.chargeOffSession({ bookingId: '', customerId: '', paymentReference: null, amountCents: 0, currency: 'usd', idempotencyKey })).id;
+  return { processor, script, charges, refunds, chargeIdOf };
 }
 
 describe.each(ENGINES)('booking changes on %s', (engine) => {
@@ -256,6 +266,108 @@ describe.each(ENGINES)('booking changes on %s', (engine) => {
       expect(new Set(mine.slice(0, 2)).size).toBe(2);
       expect(mine[3]).toBe(mine[2]);
       await reconciled(booking.id);
+    });
+
+    it('refuses an extension of a booking whose vehicle was archived meanwhile with 409 vehicle_archived, as creation and a new period do: nothing charged, nothing changed', async () => {
+      // A business of its own: the test moves its sandbox clock.
+      const own = await createBusiness(t.db.prisma, { name: 'Archived Extension Rentals' });
+      const client = restClient(t.baseUrl, own.test_secret_key);
+      const vehicle = await createVehicle(client);
+      // A paid ten-minute rental starting soon, never picked up: once its period has passed it
+      // no longer holds the vehicle, which can then be archived.
+      const start = new Date(Date.now() + 10 * 60_000);
+      const booking = await createBooking(client, vehicle.id, { start_at: start.toISOString(), end_at: new Date(start.getTime() + 10 * 60_000).toISOString() });
+      expect((await client.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
+      expect((await client.post('/v1/test/clock/advance', { seconds: 25 * 60 })).status).toBe(200);
+      expect((await client.call('DELETE', `/v1/vehicles/${vehicle.id}`)).status).toBe(200);
+      const paid = (await client.get(`/v1/bookings/${booking.id}`)).body;
+      expect(paid.state).toMatch(/^(booked|confirmed)$/);
+
+      const before = scripted.charges.length;
+      const endAt = new Date(start.getTime() + 2 * DAY).toISOString();
+      const res = await client.post(`/v1/bookings/${booking.id}/extend`, { end_at: endAt });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ type: 'conflict', code: 'vehicle_archived', vehicle_id: vehicle.id });
+      const viaGraphql = await graphqlClient(t.baseUrl, own.test_secret_key)(`mutation($id: ID!, $input: ExtendBookingInput!) { extendBooking(id: $id, input: $input) { endAt } }`, { id: booking.id, input: { endAt } });
+      expect(viaGraphql.errors?.[0].extensions).toMatchObject({ code: 'vehicle_archived' });
+      expect(scripted.charges.length).toBe(before);
+      expect((await client.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ state: paid.state, end_at: booking.end_at, total_cents: booking.total_cents });
+      expect(((await client.get(`/v1/bookings/${booking.id}/transactions`)).body.data as { type: string }[]).map((x) => x.type)).toEqual(['payment']);
+    });
+
+    it.each(['REST', 'GraphQL'] as const)("cancelling an extended booking (%s) refunds the extension's charge too, by the same policy, each refund against the charge it gives back; the transactions reconcile", async (transport) => {
+      const { booking } = await paidBooking();
+      const endAt = new Date(new Date(booking.end_at).getTime() + DAY).toISOString();
+      expect((await api.post(`/v1/bookings/${booking.id}/extend`, { end_at: endAt })).status).toBe(200);
+      const extension = (await transactions(booking.id)).find((x) => x.type === 'extension')!;
+      expect(extension).toMatchObject({ status: 'succeeded', amount_cents: 4900 });
+      const extensionCharge = await scripted.chargeIdOf(scripted.charges.filter((c) => c.idempotencyKey.includes(booking.id)).at(-1)!.idempotencyKey);
+
+      const before = scripted.refunds.length;
+      if (transport === 'REST') {
+        const res = await api.post(`/v1/bookings/${booking.id}/cancel`, { reason: 'plans changed' });
+        expect(res.status).toBe(200);
+        expect(res.body.state).toBe('refunded');
+      } else {
+        const res = await gql(`mutation($id: ID!) { cancelBooking(id: $id, input: { reason: "plans changed" }) { state } }`, { id: booking.id });
+        expect(res.errors).toBeUndefined();
+        expect(res.data.cancelBooking.state).toBe('refunded');
+      }
+      // Canceled well before the start: everything goes back, the payment to its payment, the extension to its charge.
+      const asked = scripted.refunds.slice(before);
+      expect(asked.filter((r) => r.processorPaymentId === extensionCharge).map((r) => r.amountCents)).toEqual([4900]);
+      expect(asked.filter((r) => r.processorPaymentId !== extensionCharge).map((r) => r.amountCents)).toEqual([booking.total_cents]);
+
+      const rows = await transactions(booking.id);
+      const refunds = rows.filter((x) => x.type === 'refund');
+      expect(refunds.map((x) => [x.refunded_transaction_id, x.amount_cents, x.status]).sort()).toEqual([[extension.id, 4900, 'succeeded'], [null, booking.total_cents, 'succeeded']].sort());
+      const payment = (await api.get(`/v1/bookings/${booking.id}/payment`)).body;
+      expect(payment).toMatchObject({ state: 'refunded', amount_refunded_cents: payment.amount_cents });
+      expect(refunds.filter((x) => x.refunded_transaction_id === null).reduce((sum, x) => sum + x.amount_cents, 0)).toBe(payment.amount_refunded_cents);
+      await reconciled(booking.id);
+      if (transport === 'GraphQL') {
+        const listed = await gql(`query($id: ID!) { bookingTransactions(bookingId: $id, first: 20) { edges { node { id type amountCents refundedTransactionId } } } }`, { id: booking.id });
+        expect(listed.errors).toBeUndefined();
+        const nodes = listed.data.bookingTransactions.edges.map((e: any) => e.node);
+        expect(nodes.filter((n: any) => n.type === 'refund' && n.refundedTransactionId === extension.id).map((n: any) => n.amountCents)).toEqual([4900]);
+      }
+    });
+
+    it("an extension's refund the processor fails is a failed refund transaction and leaves the payment's refund as it was", async () => {
+      const { booking } = await paidBooking();
+      expect((await api.post(`/v1/bookings/${booking.id}/extend`, { end_at: new Date(new Date(booking.end_at).getTime() + DAY).toISOString() })).status).toBe(200);
+      const extension = (await transactions(booking.id)).find((x) => x.type === 'extension')!;
+      scripted.script.refundOf = await scripted.chargeIdOf(scripted.charges.filter((c) => c.idempotencyKey.includes(booking.id)).at(-1)!.idempotencyKey);
+      try {
+        const res = await api.post(`/v1/bookings/${booking.id}/cancel`);
+        expect(res.status).toBe(200);
+        expect(res.body.state).toBe('refunded');
+      } finally {
+        delete scripted.script.refundOf;
+      }
+      const refunds = (await transactions(booking.id)).filter((x) => x.type === 'refund');
+      expect(refunds.map((x) => [x.refunded_transaction_id, x.amount_cents, x.status]).sort()).toEqual([[extension.id, extension.amount_cents, 'failed'], [null, booking.total_cents, 'succeeded']].sort());
+      expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'refunded', amount_refunded_cents: booking.total_cents });
+      expect(await eventTypes(booking.id)).not.toContain('payment.refund_failed');
+      await reconciled(booking.id);
+    });
+
+    it("a late cancellation gives back the extension's charge by the same late percentage as the payment", async () => {
+      const own = await createBusiness(t.db.prisma, { name: 'Late Cancellation Rentals' });
+      const client = restClient(t.baseUrl, own.test_secret_key);
+      expect((await client.post('/v1/business/settings', { cancellation_window_hours: 24 * 30, late_cancellation_refund_percent: 25 })).status).toBe(200);
+      const vehicle = await createVehicle(client);
+      const booking = await createBooking(client, vehicle.id, period(3, 2)); // inside the 30-day window
+      expect((await client.post(`/v1/test/bookings/${booking.id}/payment/succeed`)).status).toBe(200);
+      expect((await client.post(`/v1/bookings/${booking.id}/extend`, { end_at: new Date(new Date(booking.end_at).getTime() + 2 * DAY).toISOString() })).status).toBe(200);
+      const rowsOf = async () => (await client.get(`/v1/bookings/${booking.id}/transactions?limit=100`)).body.data as Record<string, any>[];
+      const extension = (await rowsOf()).find((x) => x.type === 'extension')!;
+      expect(extension.amount_cents).toBe(2 * 4900);
+
+      expect((await client.post(`/v1/bookings/${booking.id}/cancel`)).body.state).toBe('refunded');
+      const refunds = (await rowsOf()).filter((x) => x.type === 'refund');
+      expect(refunds.map((x) => [x.refunded_transaction_id, x.amount_cents, x.status]).sort()).toEqual([[extension.id, Math.floor(2 * 4900 * 0.25), 'succeeded'], [null, Math.floor(booking.total_cents * 0.25), 'succeeded']].sort());
+      expect((await client.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'partially_refunded', amount_refunded_cents: Math.floor(booking.total_cents * 0.25) });
     });
 
     it('refuses an extension into the following booking (409 vehicle_unavailable): nothing charged, nothing changed', async () => {

@@ -175,6 +175,20 @@ describe('the books of a booking', () => {
     expect(booksProblems(TRIP)).toEqual([]);
   });
 
+  it("keep an extension's refund apart from the payment's: a canceled extended booking reconciles; an extension refunded beyond its charge does not", () => {
+    const extended: Books = structuredClone(PAID);
+    extended.booking = { id: 'bk_1', state: 'refunded', total_cents: 15_000 };
+    extended.payment = { state: 'refunded', amount_cents: 10_000, amount_refunded_cents: 10_000 };
+    extended.transactions.push(
+      { id: 'tx_2', type: 'extension', status: 'succeeded', amount_cents: 5_000, charge_id: null },
+      { id: 'tx_3', type: 'refund', status: 'succeeded', amount_cents: 10_000, charge_id: null, refunded_transaction_id: null },
+      { id: 'tx_4', type: 'refund', status: 'succeeded', amount_cents: 5_000, charge_id: null, refunded_transaction_id: 'tx_2' },
+    );
+    expect(booksProblems(extended)).toEqual([]);
+    extended.transactions.push({ id: 'tx_5', type: 'refund', status: 'succeeded', amount_cents: 1, charge_id: null, refunded_transaction_id: 'tx_2' });
+    expect(booksProblems(extended)).toEqual(['extension tx_2 refunded more than it charged']);
+  });
+
   it.each([
     ['the refunded amount is not the refunds', (b: Books) => (b.payment!.amount_refunded_cents = 900), /payment refunded 900 but its succeeded refunds add up to 800/],
     ['a payment succeeded without its transaction', (b: Books) => (b.transactions = b.transactions.filter((t) => t.id !== 'tx_1')), /payment partially_refunded for 9800 but its succeeded payment transactions are \[\]/],

@@ -340,6 +340,11 @@ describe.each(ENGINES)('money a dead process left unsettled, on %s', (engine) =>
     expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ end_at: endAt, total_cents: booking.total_cents + extra });
     expect(offSessionAt(booking.id).map((i) => [i.status, i.amount])).toEqual([['succeeded', extra]]);
     expect(count(await eventsOf(api, booking.id), 'booking.extended')).toBe(1);
+
+    // The sweep kept the charge's PaymentIntent on the extension: a cancellation refunds it there.
+    expect((await api.post(`/v1/bookings/${booking.id}/cancel`)).body.state).toBe('refunded');
+    expect(refundsAt(offSessionAt(booking.id)[0].id)).toEqual([extra]);
+    expect(refundsAt(steps.extend.performed!.paidIntent)).toEqual([booking.total_cents]);
   });
 
   it('an extension Stripe never received: released, the booking keeps its end, nothing charged; extending again reaches Stripe under the same key and charges once', async () => {

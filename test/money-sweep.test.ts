@@ -112,6 +112,31 @@ describe.each(ENGINES)('the money sweep of a running API process, on %s', (engin
     expect((await transactions(booking.id)).filter(([type]) => type === 'deposit_release')).toEqual([['deposit_release', 'succeeded', 25000]]);
   });
 
+  it("settles an extension its request left between reserving and confirming it: confirmed as the processor says (booking.extended once), and a cancellation then refunds its charge", async () => {
+    const booking = await paidBooking();
+    const endAt = new Date(new Date(booking.end_at).getTime() + 86_400_000).toISOString();
+    holding.holdNext('chargeOffSession');
+    const extending = api.post(`/v1/bookings/${booking.id}/extend`, { end_at: endAt });
+    const charge = await holding.heldCall('chargeOffSession');
+    // Reserved: the new end is held, its transaction pending.
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.end_at).toBe(endAt);
+    expect((await transactions(booking.id)).filter(([type]) => type === 'extension').map(([, status]) => status)).toEqual(['pending']);
+
+    const extended = await eventually(() => transactions(booking.id), (rows) => rows.some(([type, status]) => type === 'extension' && status === 'succeeded'));
+    const [[, , extra]] = extended.filter(([type]) => type === 'extension');
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body).toMatchObject({ end_at: endAt, total_cents: booking.total_cents + (extra as number) });
+    charge.letGo();
+    const answer = await extending;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ end_at: endAt, total_cents: booking.total_cents + (extra as number) });
+    expect(count(await events(booking.id), 'booking.extended')).toBe(1);
+    expect(await t.db.prisma.processorCall.count({ where: { bookingId: booking.id } })).toBe(0);
+
+    // The sweep kept the processor's id of the charge: the cancellation refunds the extension too.
+    expect((await api.post(`/v1/bookings/${booking.id}/cancel`)).body.state).toBe('refunded');
+    expect((await transactions(booking.id)).filter(([type]) => type === 'refund').sort()).toEqual([['refund', 'succeeded', booking.total_cents], ['refund', 'succeeded', extra]].sort());
+  });
+
   it('settles a payment retry its request left: collected once, the booking booked, payment.succeeded once', async () => {
     const booking = await createBooking(api, (await createVehicle(api)).id);
     expect((await api.post(`/v1/test/bookings/${booking.id}/payment/fail`)).status).toBe(402);

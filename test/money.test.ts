@@ -10,21 +10,23 @@ import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
  * prepares and the transactions that record every movement, over REST and GraphQL, on both
  * engines. The sandbox stands in only for what the customer and the processor do.
  */
-/** The sandbox's processor, whose methods a test can make decline or go unanswered; it keeps the idempotency keys it was sent. */
+/** The sandbox's processor, whose methods a test can make decline or go unanswered; it keeps the idempotency keys (and amounts) it was sent. */
 function scriptedProcessor() {
   const sandbox = sandboxProcessor();
   const script: Partial<Record<Exclude<keyof PaymentProcessor, 'name'>, 'declined' | 'unreachable'>> = {};
   const keys: string[] = [];
+  const calls: { name: string; idempotencyKey: string; amountCents?: number; bookingId?: string }[] = [];
   const processor = { ...sandbox, name: 'scripted-sandbox' } as Record<string, unknown>;
   for (const name of ['createPayment', 'refund', 'holdDeposit', 'captureDeposit', 'releaseDeposit', 'chargeOffSession'] as const) {
-    processor[name] = async (request: { idempotencyKey: string }) => {
+    processor[name] = async (request: { idempotencyKey: string; amountCents?: number; bookingId?: string }) => {
       keys.push(request.idempotencyKey);
+      calls.push({ name, idempotencyKey: request.idempotencyKey, amountCents: request.amountCents, bookingId: request.bookingId });
       if (script[name] === 'declined') throw PaymentErrors.cardDeclined('Your card was declined.');
       if (script[name] === 'unreachable') throw new Error('connect ETIMEDOUT');
       return (sandbox[name] as (r: unknown) => Promise<unknown>)(request);
     };
   }
-  return { processor: processor as unknown as PaymentProcessor, script, keys };
+  return { processor: processor as unknown as PaymentProcessor, script, keys, calls };
 }
 
 describe.each(ENGINES)('money on %s', (engine) => {
@@ -84,7 +86,7 @@ describe.each(ENGINES)('money on %s', (engine) => {
     const list = await api.get(`/v1/bookings/${booking.id}/transactions`);
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([
-      { object: 'transaction', id: expect.stringMatching(/^txn_/), livemode: false, booking_id: booking.id, charge_id: null, type: 'payment', status: 'succeeded', amount_cents: booking.total_cents, currency: 'usd', reason: null, created_at: expect.any(String) },
+      { object: 'transaction', id: expect.stringMatching(/^txn_/), livemode: false, booking_id: booking.id, charge_id: null, refunded_transaction_id: null, type: 'payment', status: 'succeeded', amount_cents: booking.total_cents, currency: 'usd', reason: null, created_at: expect.any(String) },
     ]);
     const payment = (await api.get(`/v1/bookings/${booking.id}/payment`)).body;
     expect(payment).toMatchObject({ state: 'succeeded', amount_cents: booking.total_cents });
@@ -612,6 +614,45 @@ describe.each(ENGINES)('payment retries on %s', (engine) => {
     expect(scripted.keys.slice(-2)[0]).toBe(scripted.keys.slice(-1)[0]);
     expect(new Set(scripted.keys.slice(-3)).size).toBe(2);
     expect((await api.post(`/v1/bookings/${booking.id}/payment/retry`)).body.error).toMatchObject({ code: 'invalid_state_transition', current_state: 'succeeded' });
+  });
+
+  it.each(['REST', 'GraphQL'] as const)("retries (%s) at a pending booking's new price under a new processor key: the key of an unanswered attempt is never reused for another amount", async (transport) => {
+    // A vehicle of its own: the booking's period grows.
+    const booking = await createBooking(api, (await createVehicle(api)).id);
+    expect((await api.post(`/v1/test/bookings/${booking.id}/payment/fail`)).status).toBe(402);
+    const retry = async () => {
+      if (transport === 'REST') return (await api.post(`/v1/bookings/${booking.id}/payment/retry`)).status === 200;
+      const res = await graphqlClient(t.baseUrl, t.business.test_secret_key)(`mutation($id: ID!) { retryBookingPayment(bookingId: $id) { state amountCents } }`, { id: booking.id });
+      return res.errors === undefined && res.data.retryBookingPayment.state === 'succeeded';
+    };
+    const attempts = () => scripted.calls.filter((c) => c.name === 'chargeOffSession' && c.bookingId === booking.id);
+
+    // An attempt the processor did not answer: its key would be repeated for the same amount.
+    scripted.script.chargeOffSession = 'unreachable';
+    expect(await retry()).toBe(false);
+    delete scripted.script.chargeOffSession;
+    expect(attempts().map((c) => c.amountCents)).toEqual([booking.total_cents]);
+
+    // The pending booking's period changes: it is re-priced, and so is its payment.
+    const longer = { end_at: new Date(new Date(booking.end_at).getTime() + 2 * 86_400_000).toISOString() };
+    const updated = await api.post(`/v1/bookings/${booking.id}`, longer);
+    expect(updated.status).toBe(200);
+    const newTotal = updated.body.total_cents as number;
+    expect(newTotal).toBeGreaterThan(booking.total_cents);
+    expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'failed', amount_cents: newTotal });
+
+    expect(await retry()).toBe(true);
+    const [first, second] = attempts();
+    expect(second.amountCents).toBe(newTotal);
+    expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
+    // No key the processor was sent ever carried two amounts.
+    const amountsByKey = new Map<string, Set<number | undefined>>();
+    for (const c of scripted.calls) amountsByKey.set(c.idempotencyKey, (amountsByKey.get(c.idempotencyKey) ?? new Set()).add(c.amountCents));
+    expect([...amountsByKey.values()].filter((amounts) => amounts.size > 1)).toEqual([]);
+    // The money collected is the new amount, and the books say so.
+    expect((await api.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'succeeded', amount_cents: newTotal });
+    const paid = (await api.get(`/v1/bookings/${booking.id}/transactions`)).body.data.filter((x: { type: string; status: string }) => x.type === 'payment' && x.status === 'succeeded');
+    expect(paid.map((x: { amount_cents: number }) => x.amount_cents)).toEqual([newTotal]);
   });
 
   it('retries over GraphQL', async () => {

@@ -25,6 +25,8 @@ import { createBusiness } from '../src/platform/businesses.ts';
  *      returned 500 miles over (mileage charge 17,500, disputed Mar 18 10:00, approved Mar 24
  *      10:00: waived); cleaning 3,000 collected Mar 18 11:00, disputed Mar 19 10:00, approved
  *      Mar 25 10:00 (refunded then); fuel 1,200 disputed Mar 19 11:00, closed Mar 26 10:00.
+ *   B6 (V2): created, paid, extended and canceled in February; its extension's refund is placed
+ *      on Mar 13 and counts nowhere (extensions are not in the revenue report).
  * Another business's paid booking and the live environment's vehicle, booking and payment sit
  * in the same days and must count nowhere.
  */
@@ -264,6 +266,21 @@ describe.each(ENGINES)('reports on %s', (engine) => {
     await placeBooking(b5, '2025-03-11T10:00:00Z', '2025-03-25T00:00:00Z', '2025-03-27T00:00:00Z');
     await placeTransaction(b5, 'payment', '2025-03-11T10:05:00Z');
     await placeTransaction(b5, 'refund', '2025-03-12T09:00:00Z');
+
+    // B6: paid, extended a day, canceled and refunded in full (the payment and the extension's
+    // charge), all in February but the extension's refund, placed in March: extensions count
+    // nowhere in the revenue report, and neither do refunds of them.
+    const b6 = (await ok(api.post('/v1/test/bookings', { vehicle_id: v2.id, customer, ...soon(2, 60 * 24) }), 201)).id as string;
+    await ok(api.post(`/v1/test/bookings/${b6}/payment/succeed`));
+    const b6End = (await ok(api.get(`/v1/bookings/${b6}`))).end_at as string;
+    await ok(api.post(`/v1/bookings/${b6}/extend`, { end_at: new Date(new Date(b6End).getTime() + 86_400_000).toISOString() }));
+    expect(await ok(api.post(`/v1/bookings/${b6}/cancel`))).toMatchObject({ state: 'refunded' });
+    const b6Refunds = await t.db.prisma.transaction.findMany({ where: { bookingId: b6, type: 'refund', status: 'succeeded' } });
+    expect(b6Refunds.map((r) => r.refundedTransactionId === null).sort()).toEqual([false, true]);
+    await placeBooking(b6, '2025-02-10T10:00:00Z', '2025-02-20T00:00:00Z', '2025-02-23T00:00:00Z');
+    await placeTransaction(b6, 'payment', '2025-02-10T10:05:00Z');
+    await placeTransaction(b6, 'extension', '2025-02-11T10:00:00Z');
+    for (const refund of b6Refunds) await place('Transaction', refund.id, 'createdAt', refund.refundedTransactionId ? '2025-03-13T09:00:00Z' : '2025-02-12T09:00:00Z');
 
     // B4: paid; three disputed charges, two approved (one of them collected first), one closed.
     const b4 = await returnedOverMiles(api, v1.id, 3);

@@ -208,6 +208,34 @@ describe.each(ENGINES)('the Stripe adapter on %s', (engine) => {
     expect((await test.post(`/v1/bookings/${booking.id}/deposit/release`)).status).toBe(409);
   });
 
+  it("cancels an extended booking through Stripe: the payment and the extension's off-session charge are each refunded against their own PaymentIntent, for what each took", async () => {
+    // A vehicle of its own: the booking's period grows.
+    const { booking, checkout } = await paidBooking(test, (await createVehicle(test)).id);
+    const endAt = new Date(new Date(booking.end_at).getTime() + 86_400_000).toISOString();
+    const extended = await test.post(`/v1/bookings/${booking.id}/extend`, { end_at: endAt });
+    expect(extended.status).toBe(200);
+    const extra = extended.body.total_cents - booking.total_cents;
+    const extensionIntent = [...stripe.intents.values()].find((i) => i.metadata.booking_id === booking.id && i.metadata.purpose === 'off_session_charge')!;
+    expect(extensionIntent).toMatchObject({ amount: extra, status: 'succeeded' });
+
+    const canceled = await test.post(`/v1/bookings/${booking.id}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.state).toBe('refunded');
+    // Stripe refuses a refund beyond what a PaymentIntent took: each refund is of its own charge.
+    const refundsOf = (intent: string) => [...stripe.refunds.values()].filter((r) => r.payment_intent === intent).map((r) => r.amount);
+    expect(refundsOf(intentOfCheckout(checkout.client_secret).id)).toEqual([booking.total_cents]);
+    expect(refundsOf(extensionIntent.id)).toEqual([extra]);
+    const transactions = (await test.get(`/v1/bookings/${booking.id}/transactions`)).body.data;
+    const extension = transactions.find((x: any) => x.type === 'extension');
+    expect(transactions.filter((x: any) => x.type === 'refund').map((x: any) => [x.refunded_transaction_id, x.status, x.amount_cents]).sort()).toEqual(
+      [
+        [null, 'succeeded', booking.total_cents],
+        [extension.id, 'succeeded', extra],
+      ].sort(),
+    );
+    expect((await test.get(`/v1/bookings/${booking.id}/payment`)).body).toMatchObject({ state: 'refunded', amount_refunded_cents: booking.total_cents });
+  });
+
   it('cancels a paid booking while Stripe does not answer: the booking is canceled and frees its vehicle, the refund is given back (payment.refund_failed) and a later refund ends it refunded', async () => {
     const { booking, checkout } = await paidBooking(test, testVehicle);
     stripe.hangNext('POST /v1/refunds');

@@ -90,8 +90,9 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
   });
 
   it('counts no answer within the timeout as a failed attempt, and resends by hand', async () => {
-    const slow = await startTestApp(engine, { webhookPollMs: 50, webhookTimeoutMs: 200, sandboxRetryScale: 1 });
-    const receiver = await startReceiver((n) => (n === 0 ? new Promise((r) => setTimeout(() => r(204), 1_000)) : 204));
+    // A timeout the resend's prompt answer meets even on a loaded machine; the first answer comes far later.
+    const slow = await startTestApp(engine, { webhookPollMs: 50, webhookTimeoutMs: 1_000, sandboxRetryScale: 1 });
+    const receiver = await startReceiver((n) => (n === 0 ? new Promise((r) => setTimeout(() => r(204), 4_000)) : 204));
     try {
       const client = restClient(slow.baseUrl, slow.business.test_secret_key);
       const endpoint = await client.post('/v1/developers/webhooks', { url: receiver.url, enabled_events: ['booking.created'] });
@@ -100,7 +101,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
       await slow.app.worker!.drain();
       const first = (await client.get(`/v1/developers/webhooks/${endpoint.body.id}/deliveries`)).body.data[0];
       expect(first).toMatchObject({ attempt: 1, response_status: null });
-      expect(first.error).toMatch(/no answer within 200 ms/);
+      expect(first.error).toMatch(/no answer within 1000 ms/);
 
       const resend = await client.post(`/v1/developers/webhooks/${endpoint.body.id}/deliveries/${first.id}/retry`);
       expect(resend.status).toBe(200);
@@ -111,6 +112,31 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     } finally {
       await receiver.close();
       await slow.close();
+    }
+  });
+
+  it('answers 404 when retention deletes the message between the read of its attempt and the resend', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await api.post('/v1/developers/webhooks', { url: receiver.url, enabled_events: ['booking.created'] });
+      const booking = await createBooking(api, (await createVehicle(api)).id);
+      await receiver.waitFor((all) => all.some((r) => r.json?.data?.object?.id === booking.id));
+      await t.app.worker!.drain();
+      const attempt = (await api.get(`/v1/developers/webhooks/${endpoint.body.id}/deliveries`)).body.data[0];
+      // The race, made certain: the attempt is still there to read, the message it belongs to
+      // is gone by the time the resend writes (a trigger skips the write, as a delete would).
+      await t.db.prisma.$executeRawUnsafe(`CREATE FUNCTION skip_message_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`);
+      await t.db.prisma.$executeRawUnsafe(`CREATE TRIGGER skip_message_update BEFORE UPDATE ON "WebhookMessage" FOR EACH ROW EXECUTE FUNCTION skip_message_update()`);
+      try {
+        const resend = await api.post(`/v1/developers/webhooks/${endpoint.body.id}/deliveries/${attempt.id}/retry`);
+        expect(resend.status).toBe(404);
+        expect(resend.body.error).toMatchObject({ code: 'resource_missing', message: `No such webhook delivery: '${attempt.id}'` });
+      } finally {
+        await t.db.prisma.$executeRawUnsafe(`DROP TRIGGER skip_message_update ON "WebhookMessage"`);
+        await t.db.prisma.$executeRawUnsafe(`DROP FUNCTION skip_message_update()`);
+      }
+    } finally {
+      await receiver.close();
     }
   });
 

@@ -8,9 +8,11 @@ import { Booking } from './booking.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
+import { ROW_KEY } from './select-mode.ts';
 
 export const Customer = builder.prismaObject('Customer', {
   description: 'A customer of the business (tenant-scoped).',
+  select: ROW_KEY,
   fields: (t) => ({ ...(exposePublicFields(t, CUSTOMER_FIELDS, enums) as {}) }),
 });
 

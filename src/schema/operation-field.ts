@@ -5,6 +5,7 @@ import { builder, type GraphQLContext } from '../builder.ts';
 import type { Operation } from '../domain/shared/operation.ts';
 import { enums, enumType } from './enums.ts';
 import { nodeQuery, pageParams, toConnection } from './pagination.ts';
+import { SELECT_MODE_MODELS } from './select-mode.ts';
 
 /*
  * The GraphQL face of a domain operation. Its arguments and input types are derived from the
@@ -124,7 +125,10 @@ export function operationField(operation: Operation) {
   return {
     /** A field that returns one Prisma-backed object, read with the query's selection. */
     prisma: (t: FieldBuilder, type: string, options: { nullable?: boolean } = {}) =>
-      t.prismaField({ ...common(t), type, ...options, resolve: (query: Resolved, _root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a, { query, answers: type }) }),
+      SELECT_MODE_MODELS.has(type)
+        ? // One row of a select-mode type is read whole, with no plan (src/schema/select-mode.ts).
+          t.field({ ...common(t), type, ...options, resolve: (_root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a, { query: {}, answers: type }) })
+        : t.prismaField({ ...common(t), type, ...options, resolve: (query: Resolved, _root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a, { query, answers: type }) }),
     /** A field of any other type. */
     plain: (t: FieldBuilder, type: TypeParam) =>
       t.field({ ...common(t), type, resolve: (_root: unknown, a: unknown, ctx: GraphQLContext) => operation.call(ctx.domain, a) }),

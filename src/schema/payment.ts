@@ -15,12 +15,14 @@ import { paymentMachine } from '../domain/payments/payment-state.ts';
 import { enums } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
+import { ROW_KEY } from './select-mode.ts';
 
 builder.prismaObject('Payment', {
   description: 'The rental payment of a booking.',
+  select: ROW_KEY,
   fields: (t) => ({
     ...(exposePublicFields(t, PAYMENT_FIELDS, enums) as {}),
-    nextStates: t.field({ type: [enums.PaymentState], description: 'States the payment can move to now.', resolve: (p) => paymentMachine.nextStates(p) }),
+    nextStates: t.field({ type: [enums.PaymentState], description: 'States the payment can move to now.', select: { state: true }, resolve: (p) => paymentMachine.nextStates(p) }),
     booking: t.relation('booking'),
   }),
 });

@@ -13,12 +13,15 @@ import { vehicleMachine } from '../domain/vehicles/vehicle-state.ts';
 import { enums, enumType } from './enums.ts';
 import { exposePublicFields } from './fields.ts';
 import { operationField } from './operation-field.ts';
+import { ROW_KEY } from './select-mode.ts';
 
+// Select mode (see src/schema/select-mode.ts): a read loads the columns its selection asks for.
 export const Vehicle = builder.prismaObject('Vehicle', {
   description: 'A rentable vehicle with its pricing configuration.',
+  select: ROW_KEY,
   fields: (t) => ({
     ...(exposePublicFields(t, VEHICLE_FIELDS, enums) as {}),
-    nextStates: t.field({ type: [enums.VehicleStatus], description: 'Statuses the vehicle can move to now.', resolve: (v) => vehicleMachine.nextStates({ state: v.status }) }),
+    nextStates: t.field({ type: [enums.VehicleStatus], description: 'Statuses the vehicle can move to now.', select: { status: true }, resolve: (v) => vehicleMachine.nextStates({ state: v.status }) }),
   }),
 });
 

@@ -38,6 +38,8 @@ export interface Transaction {
   status: string;
   amount_cents: number;
   charge_id: string | null;
+  /** A refund of an extension: the extension it gives back. */
+  refunded_transaction_id?: string | null;
 }
 /** One booking's money as the API shows it. */
 export interface Books {
@@ -270,11 +272,15 @@ export function booksProblems(books: Books): string[] {
     const collected = ['succeeded', 'partially_refunded', 'refunded'].includes(payment.state);
     if (collected && (paymentTx.length !== 1 || paymentTx[0].amount_cents !== payment.amount_cents)) problems.push(`payment ${payment.state} for ${payment.amount_cents} but its succeeded payment transactions are [${paymentTx.map((t) => t.amount_cents).join(', ')}]`);
     if (!collected && paymentTx.length > 0) problems.push(`payment ${payment.state} but ${paymentTx.length} payment transaction(s) succeeded`);
-    const refunds = sum(succeeded('refund', null));
+    // The payment's refunds: those of a charge (charge_id) or of an extension (refunded_transaction_id) are not.
+    const refunds = sum(succeeded('refund', null).filter((t) => !t.refunded_transaction_id));
     if (payment.amount_refunded_cents !== refunds) problems.push(`payment refunded ${payment.amount_refunded_cents} but its succeeded refunds add up to ${refunds}`);
     if (payment.amount_refunded_cents > payment.amount_cents) problems.push(`payment refunded ${payment.amount_refunded_cents}, more than its ${payment.amount_cents}`);
     if (payment.state === 'refunded' && payment.amount_refunded_cents !== payment.amount_cents) problems.push(`payment refunded but only ${payment.amount_refunded_cents} of ${payment.amount_cents} went back`);
     const extensions = sum(succeeded('extension'));
+    for (const extension of succeeded('extension')) {
+      if (sum(succeeded('refund').filter((t) => t.refunded_transaction_id === extension.id)) > extension.amount_cents) problems.push(`extension ${extension.id} refunded more than it charged`);
+    }
     if (booking.total_cents !== payment.amount_cents + extensions) problems.push(`booking total ${booking.total_cents} is not its payment ${payment.amount_cents} plus extensions ${extensions}`);
   } else if (paymentTx.length > 0) problems.push('payment transactions without a payment');
 

@@ -20,6 +20,7 @@ import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehic
 import { expireHolds } from './booking-holds.ts';
 import { presentBooking } from './booking.fields.ts';
 import { BookingErrors } from './booking.errors.ts';
+import { assertBookable } from '../vehicles/vehicle-state.ts';
 
 export const createBookingInput = z
   .object({
@@ -62,7 +63,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
   const now = ctx.now();
   // What the booking needs of its vehicle: its status and what prices it.
   const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId }, select: { id: true, status: true, ...PRICED_FIELDS } }), 'vehicle', input.vehicleId, 'vehicle_id');
-  if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
+  assertBookable(vehicle, 'vehicle_id');
   // The settings and the time zone that prices the days: one read of the business.
   const { settings, timeZone } = await loadSettings(ctx);
   const price = await bookingPrice(ctx, input, vehicle, now, timeZone);

@@ -15,6 +15,8 @@ import { newId } from '../shared/ids.ts';
 import { defineOperation, type PrismaQuery } from '../shared/operation.ts';
 import { id } from '../shared/validation.ts';
 import { rentalPeriodFields } from '../vehicles/rental-period.ts';
+import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
+import { assertBookable } from '../vehicles/vehicle-state.ts';
 import { expireHolds } from './booking-holds.ts';
 import { bookingMachine } from './booking-state.ts';
 import { applyBookingAction } from './booking-transitions.ts';
@@ -128,14 +130,18 @@ async function giveBack(m: MoneyContext, origin: EventOrigin, bookingId: string,
   });
 }
 
-/** The extra time is paid (or cost nothing): the booking's new end and price are confirmed (booking.extended). */
-async function confirm(m: MoneyContext, origin: EventOrigin, bookingId: string, extension: Extension, charge: Reservation['charge']) {
+/**
+ * The extra time is paid (or cost nothing): the booking's new end and price are confirmed
+ * (booking.extended); the extension transaction keeps the processor's id of the charge
+ * (`processorId`), which a cancellation's refund of it names.
+ */
+async function confirm(m: MoneyContext, origin: EventOrigin, bookingId: string, extension: Extension, charge: Reservation['charge'], processorId: string | null) {
   const { settings } = await loadSettings(m);
   const graceMs = settings.return_rules.grace_minutes * 60_000;
   await onCurrentBooking(m, bookingId, async (tx, current) => {
     if (charge) {
       await takeProcessorCall(tx, charge.callKey);
-      await settleTransaction(tx, charge.transactionId, 'succeeded');
+      await settleTransaction(tx, charge.transactionId, 'succeeded', processorId ?? undefined);
     }
     // A late rental extended past the present is on time again.
     const backOnTime = current.state === 'late' && extension.endAt.getTime() + graceMs > m.now().getTime();
@@ -153,6 +159,8 @@ export async function extendBooking(ctx: DomainContext, bookingId: string, endAt
   if (endAt <= booking.endAt) throw validationError('end_at', `Invalid end_at: must be later than the booking's end_at (${booking.endAt.toISOString()}).`);
   if (endAt.getTime() - booking.startAt.getTime() > MAX_RENTAL_MS) throw validationError('end_at', 'Invalid end_at: a rental lasts at most 366 days.');
   const vehicle = await ctx.db.vehicle.findUniqueOrThrow({ where: { id: booking.vehicleId } });
+  // More time on the vehicle is new time on it, refused as a new booking or period is.
+  assertBookable(vehicle);
   const price = priceOrReject(bookedRates(booking, vehicle), { startAt: booking.startAt, endAt }, booking.unlimitedMiles);
   // Never less than nothing: an extension is not a refund, whatever a longer period's rules give.
   const extraCents = Math.max(0, price.totalCents - booking.totalCents);
@@ -161,9 +169,10 @@ export async function extendBooking(ctx: DomainContext, bookingId: string, endAt
   await expireHolds(ctx.db, ctx.now(), { vehicleId: booking.vehicleId });
 
   const { charge } = await reserve(ctx, origin, booking, extension, extraCents);
+  let charged: { id: string } | null = null;
   if (charge) {
     try {
-      await ctx.processor.chargeOffSession({
+      charged = await ctx.processor.chargeOffSession({
         bookingId: booking.id,
         customerId: booking.customerId,
         paymentReference: charge.paymentReference,
@@ -177,14 +186,14 @@ export async function extendBooking(ctx: DomainContext, bookingId: string, endAt
       return ctx.db.booking.findUniqueOrThrow({ ...(query as object), where: { id: booking.id } });
     }
   }
-  await settledHere(confirm(ctx, origin, booking.id, extension, charge));
+  await settledHere(confirm(ctx, origin, booking.id, extension, charge, charged?.id ?? null));
   return ctx.db.booking.findUniqueOrThrow({ ...(query as object), where: { id: booking.id } });
 }
 
 /** An extension's charge whose request died before settling it: confirmed or given back as the processor says; one it never received is given back. */
 export const extensionRecovery: CallRecovery = {
   lostCall: (call) => ({ kind: 'charge', idempotencyKey: call.id, paymentReference: call.reference, amountCents: call.amountCents, currency: call.currency, since: call.createdAt }),
-  succeeded: (m, origin, call) => confirm(m, origin, call.bookingId, extensionOf(call), chargeOf(call)),
+  succeeded: (m, origin, call, processorId) => confirm(m, origin, call.bookingId, extensionOf(call), chargeOf(call), processorId),
   refused: (m, origin, call) => giveBack(m, origin, call.bookingId, extensionOf(call), chargeOf(call), DECLINED),
   whenAbsent: { unanswered: (m, origin, call) => giveBack(m, origin, call.bookingId, extensionOf(call), chargeOf(call), UNANSWERED) },
 };
@@ -201,10 +210,10 @@ export const extendBookingOperation = defineOperation({
   name: 'extendBooking',
   summary: 'Extend an eligible booking',
   description:
-    "Moves a paid booking's end_at later, before the vehicle is back (booked, confirmed, ready_for_pickup, active, late). The extra time is priced at the booking's own rates as the longer period would be (whole days rounded up; the unlimited-miles fee and included miles follow the days) minus what was already priced, and charged to the customer's saved card without them present; the charge is an extension transaction. The longer period must be free: an overlapping booking answers 409 vehicle_unavailable and nothing changes. A declined card answers 402 card_declined and the booking keeps its end; if the processor does not answer (502), nothing changes and a retry reaches the processor under the same idempotency key, so the customer is never charged twice. A late rental extended past the present (and the grace) is active again. Emits booking.extended.",
+    "Moves a paid booking's end_at later, before the vehicle is back (booked, confirmed, ready_for_pickup, active, late). The extra time is priced at the booking's own rates as the longer period would be (whole days rounded up; the unlimited-miles fee and included miles follow the days) minus what was already priced, and charged to the customer's saved card without them present; the charge is an extension transaction. The longer period must be free: an overlapping booking answers 409 vehicle_unavailable and nothing changes; a vehicle archived meanwhile answers 409 vehicle_archived, as at creation and on a new period. A declined card answers 402 card_declined and the booking keeps its end; if the processor does not answer (502), nothing changes and a retry reaches the processor under the same idempotency key, so the customer is never charged twice. A late rental extended past the present (and the grace) is active again. Emits booking.extended.",
   access: { permission: 'bookings:write' },
   args: z.object({ id: id('The booking (bk_...).'), input: extendBookingInput }),
-  errors: [CommonErrors.invalidStateTransition, BookingErrors.vehicleUnavailable, PaymentErrors.cardDeclined, PaymentErrors.noSavedCard, ProcessorErrors.unavailable, ProcessorErrors.notConfigured],
+  errors: [CommonErrors.invalidStateTransition, BookingErrors.vehicleUnavailable, VehicleErrors.archived, PaymentErrors.cardDeclined, PaymentErrors.noSavedCard, ProcessorErrors.unavailable, ProcessorErrors.notConfigured],
   example: { id: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x', input: { endAt: '2027-03-06T10:00:00Z' } },
   run: (ctx, args, { query }) => extendBooking(ctx, args.id, args.input.endAt, query),
 });

@@ -14,6 +14,7 @@ import { bookingMachine } from './booking-state.ts';
 import { applyBookingAction } from './booking-transitions.ts';
 import { BookingErrors } from './booking.errors.ts';
 import { readBooking } from './get-booking.ts';
+import { assertBookable } from '../vehicles/vehicle-state.ts';
 
 const MAX_RENTAL_MS = 366 * 86_400_000;
 
@@ -61,7 +62,7 @@ export async function updateBooking(ctx: DomainContext, bookingId: string, input
   const vehicle = await ctx.db.vehicle.findUniqueOrThrow({ where: { id: booking.vehicleId } });
   // A new period is a new booking of the vehicle, refused as creation refuses it. (An unpaid
   // booking whose period has passed no longer holds its vehicle, which may be archived meanwhile.)
-  if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id);
+  assertBookable(vehicle);
   const price = priceOrReject(vehicle, period, period.unlimitedMiles);
   // Holds that ran out must not block the new period (as at creation).
   await expireHolds(ctx.db, ctx.now(), { vehicleId: vehicle.id });

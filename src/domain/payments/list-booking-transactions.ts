@@ -8,7 +8,7 @@ export const listBookingTransactions = defineOperation({
   name: 'bookingTransactions',
   summary: 'List booking transactions',
   description:
-    "Every movement of money on the booking, newest first: payment, refund, deposit_hold, deposit_capture, deposit_release, charge and extension (the extra time of an extended booking), each with amount_cents and status. They reconcile exactly with the payment's, the deposit's and the charges' amounts, and the booking's total_cents is its payment plus its succeeded extensions.",
+    "Every movement of money on the booking, newest first: payment, refund, deposit_hold, deposit_capture, deposit_release, charge and extension (the extra time of an extended booking), each with amount_cents and status. They reconcile exactly with the payment's, the deposit's and the charges' amounts, and the booking's total_cents is its payment plus its succeeded extensions. A refund names what it gives back: charge_id a post-trip charge, refunded_transaction_id an extension (never more than that extension charged); the others add up to the payment's amount_refunded_cents.",
   access: { permission: 'payments:read' },
   args: z.object({ bookingId: id('The booking (bk_...).') }),
   errors: [],

@@ -20,6 +20,7 @@ export const TRANSACTION_FIELDS: PublicFields = {
   livemode: { kind: 'boolean' },
   bookingId: { kind: 'id' },
   chargeId: { kind: 'id', nullable: true },
+  refundedTransactionId: { kind: 'id', nullable: true, description: "A refund of an extension's charge (a cancellation gives it back by the cancellation policy): the extension transaction (txn_...) it refunds. Null for every other movement." },
   type: { kind: { enum: 'TransactionType' } },
   status: { kind: { enum: 'TransactionStatus' } },
   amountCents: { kind: 'int' },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Payment, ProcessorCall } from '../../generated/prisma/client.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { loadSettings } from '../business/business-settings.ts';
-import { refundDue } from './payment-cancel.ts';
+import { policyRefund, refundDue } from './payment-cancel.ts';
 import { readBooking } from '../bookings/get-booking.ts';
 import { originOf } from '../events/event.service.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
@@ -27,11 +27,11 @@ const refundInput = z
   })
   .meta({ id: 'RefundInput' });
 
-/** A refund reserved on the payment, not yet carried out at the processor. */
+/** A refund reserved (of the payment, or of an extension's charge), not yet carried out at the processor. */
 export interface RefundReservation {
   transactionId: string;
-  paymentId: string;
   bookingId: string;
+  /** What the refund gives back at the processor: the payment's, or the extension charge's, own id. */
   processorPaymentId: string;
   amountCents: number;
   /** The refund's idempotency key at the processor, on record until the refund is settled. */
@@ -47,11 +47,39 @@ export interface RefundReservation {
 export async function reserveRefund(tx: Db, origin: EventOrigin, payment: Payment, amountCents: number, reason: string | null): Promise<RefundReservation & { payment: Payment }> {
   const refunded = payment.amountRefundedCents + amountCents;
   const updated = await runAction(tx, origin, paymentLifecycle, payment, refunded >= payment.amountCents ? 'refund_fully' : 'refund_partially', { amountRefundedCents: refunded });
-  const transactionId = newId('transaction');
-  await recordTransaction(tx, origin, { id: transactionId, bookingId: payment.bookingId, type: 'refund', status: 'pending', amountCents, currency: payment.currency, reason });
-  const reservation = { transactionId, paymentId: payment.id, bookingId: payment.bookingId, processorPaymentId: payment.processorPaymentId ?? payment.id, amountCents, callKey: `refund:${transactionId}` };
-  await recordProcessorCall(tx, origin, { kind: 'refund', bookingId: payment.bookingId, subjectId: transactionId, idempotencyKey: reservation.callKey, reference: reservation.processorPaymentId, amountCents, currency: payment.currency });
+  const reservation = await reservePendingRefund(tx, origin, { bookingId: payment.bookingId, processorPaymentId: payment.processorPaymentId ?? payment.id, amountCents, currency: payment.currency, reason });
   return { ...reservation, payment: updated };
+}
+
+/** The pending refund transaction and its processor call (its own idempotency key), written in the reservation's transaction. */
+async function reservePendingRefund(tx: Db, origin: EventOrigin, refund: Omit<RefundReservation, 'transactionId' | 'callKey'> & { currency: string; reason: string | null; refundedTransactionId?: string }): Promise<RefundReservation> {
+  const { bookingId, processorPaymentId, amountCents, currency, reason, refundedTransactionId } = refund;
+  const transactionId = newId('transaction');
+  await recordTransaction(tx, origin, { id: transactionId, bookingId, ...(refundedTransactionId ? { refundedTransactionId } : {}), type: 'refund', status: 'pending', amountCents, currency, reason });
+  const callKey = `refund:${transactionId}`;
+  await recordProcessorCall(tx, origin, { kind: 'refund', bookingId, subjectId: transactionId, idempotencyKey: callKey, reference: processorPaymentId, amountCents, currency });
+  return { transactionId, bookingId, processorPaymentId, amountCents, callKey };
+}
+
+/**
+ * Reserve, in a cancellation's transaction, what the cancellation policy gives back of each
+ * extension's charge (the same policy as the payment's, `policyRefund`): a refund of its own
+ * against that charge at the processor (its `processorId`), recorded as a refund transaction
+ * naming the extension (`refundedTransactionId`), never more than the charge minus what
+ * was already given back of it.
+ */
+export async function reserveExtensionRefunds(tx: Db, origin: EventOrigin, booking: { id: string; startAt: Date }, now: Date, settings: Parameters<typeof policyRefund>[3], reason: string): Promise<RefundReservation[]> {
+  const extensions = await tx.transaction.findMany({ where: { bookingId: booking.id, type: 'extension', status: 'succeeded', processorId: { not: null } }, orderBy: { id: 'asc' } });
+  if (extensions.length === 0) return [];
+  const refunds = await tx.transaction.findMany({ where: { bookingId: booking.id, type: 'refund', status: { not: 'failed' }, refundedTransactionId: { in: extensions.map((x) => x.id) } }, select: { refundedTransactionId: true, amountCents: true } });
+  const reservations: RefundReservation[] = [];
+  for (const extension of extensions) {
+    const given = refunds.filter((r) => r.refundedTransactionId === extension.id).reduce((sum, r) => sum + r.amountCents, 0);
+    const due = policyRefund(extension.amountCents - given, booking.startAt, now, settings);
+    if (due <= 0) continue;
+    reservations.push(await reservePendingRefund(tx, origin, { bookingId: booking.id, processorPaymentId: extension.processorId!, amountCents: due, currency: extension.currency, reason, refundedTransactionId: extension.id }));
+  }
+  return reservations;
 }
 
 /** The processor refunded it: the transaction succeeded, and a canceled booking whose money went back ends refunded. */
@@ -64,10 +92,16 @@ function settleRefund(db: TenantDb, origin: EventOrigin, reservation: Pick<Refun
   });
 }
 
-/** The processor did not refund it: the reservation is given back to the payment (`payment.refund_failed`) and the transaction failed. */
+/**
+ * The processor did not refund it: the transaction failed, and a refund of the payment is
+ * given back to it (`payment.refund_failed`); a refund of an extension's charge reserved
+ * nothing on the payment.
+ */
 function giveBackRefund(db: TenantDb, origin: EventOrigin, reservation: Pick<RefundReservation, 'transactionId' | 'bookingId' | 'amountCents' | 'callKey'>) {
   return db.$transaction(async (tx) => {
     await takeProcessorCall(tx, reservation.callKey);
+    const refund = await tx.transaction.findUniqueOrThrow({ where: { id: reservation.transactionId }, select: { refundedTransactionId: true } });
+    if (refund.refundedTransactionId) return settleTransaction(tx, reservation.transactionId, 'failed');
     const current = await tx.payment.findUniqueOrThrow({ where: { bookingId: reservation.bookingId } });
     const refunded = current.amountRefundedCents - reservation.amountCents;
     await runAction(tx, origin, paymentLifecycle, current, refunded > 0 ? 'reverse_refund_partially' : 'reverse_refund', { amountRefundedCents: refunded });

@@ -20,7 +20,7 @@ export const retryBookingPayment = defineOperation({
   name: 'retryBookingPayment',
   summary: 'Retry an eligible failed payment',
   description:
-    "Charges the customer's saved payment method again, without them present, for a booking whose payment failed and that still awaits payment (pending_payment). Collected: payment.succeeded and the booking is booked (confirmed when nothing else is required). Declined again: 402 card_declined, payment.failed, and the booking keeps holding its vehicle until hold_expires_at. If the processor cannot be reached the payment is failed again and a later retry reaches the processor under the same idempotency key, so the customer is never charged twice. Any other payment: 409.",
+    "Charges the customer's saved payment method again, without them present, for a booking whose payment failed and that still awaits payment (pending_payment). Collected: payment.succeeded and the booking is booked (confirmed when nothing else is required). Declined again: 402 card_declined, payment.failed, and the booking keeps holding its vehicle until hold_expires_at. If the processor cannot be reached the payment is failed again and a later retry of the same amount reaches the processor under the same idempotency key, so the customer is never charged twice; once the booking's price changed (a new period while pending), the retry charges the new amount under a key of its own. Any other payment: 409.",
   access: { permission: 'payments:write' },
   args: z.object({ bookingId: id('The booking (bk_...).') }),
   errors: [CommonErrors.invalidStateTransition, PaymentErrors.cardDeclined, ProcessorErrors.unavailable, ProcessorErrors.notConfigured],
@@ -37,9 +37,12 @@ export const retryBookingPayment = defineOperation({
     const callKey = await ctx.db.$transaction(async (tx) => {
       await applyBookingAction(tx, origin, booking, 'submit_payment');
       await runAction(tx, origin, paymentLifecycle, payment, 'submit');
-      // One key per attempt the processor answered: a declined attempt is final, an unanswered one is repeated as it was.
+      // One key per attempt the processor answered (a declined attempt is final, an unanswered
+      // one is repeated as it was) and per amount: a key is never reused for another amount (a
+      // pending booking's new period re-prices its payment), so a processor never sees one key
+      // with two amounts. The call's row records the amount with its key.
       const declined = await tx.transaction.count({ where: { bookingId: booking.id, type: 'payment', status: 'failed' } });
-      const key = `payment:${payment.id}:${declined}`;
+      const key = paymentRetryKey(payment.id, payment.amountCents, declined);
       await recordProcessorCall(tx, origin, { kind: 'payment_retry', bookingId: booking.id, subjectId: payment.id, idempotencyKey: key, reference: payment.processorPaymentId, amountCents: payment.amountCents, currency: payment.currency });
       return key;
     });
@@ -63,6 +66,9 @@ export const retryBookingPayment = defineOperation({
     return ctx.db.payment.findUniqueOrThrow({ ...(query as PrismaQuery), where: { id: payment.id } });
   },
 });
+
+/** A retry's idempotency key at the processor: the payment, the amount charged, and how many attempts were declined before it. */
+const paymentRetryKey = (paymentId: string, amountCents: number, declined: number) => `payment:${paymentId}:${amountCents}:${declined}`;
 
 /** Within one transaction: the call taken off the record, then `settle` on the booking as it is now. */
 function onRetry(m: MoneyContext, bookingId: string, callKey: string, settle: (tx: Db, booking: Booking) => Promise<unknown>) {

@@ -8,13 +8,16 @@ import { newId } from '../shared/ids.ts';
 export function recordTransaction(
   tx: Db,
   origin: EventOrigin,
-  movement: { id?: string; bookingId: string; chargeId?: string; type: TransactionType; status: TransactionStatus; amountCents: number; currency: string; reason?: string | null },
+  movement: { id?: string; bookingId: string; chargeId?: string; refundedTransactionId?: string; type: TransactionType; status: TransactionStatus; amountCents: number; currency: string; reason?: string | null },
 ) {
   return tx.transaction.create({ data: { id: newId('transaction'), businessId: origin.businessId, livemode: origin.livemode, ...movement } });
 }
 
-/** A pending movement (reserved before the processor was asked) takes its outcome, once. */
-export async function settleTransaction(tx: Db, transactionId: string, status: 'succeeded' | 'failed'): Promise<void> {
-  const { count } = await tx.transaction.updateMany({ where: { id: transactionId, status: 'pending' }, data: { status } });
+/**
+ * A pending movement (reserved before the processor was asked) takes its outcome, once;
+ * `processorId`: the processor's id of the money it moved, for a later refund of it.
+ */
+export async function settleTransaction(tx: Db, transactionId: string, status: 'succeeded' | 'failed', processorId?: string): Promise<void> {
+  const { count } = await tx.transaction.updateMany({ where: { id: transactionId, status: 'pending' }, data: { status, ...(processorId ? { processorId } : {}) } });
   if (count !== 1) throw CommonErrors.internal();
 }

@@ -10,6 +10,7 @@ import { id, newMetadata } from '../shared/validation.ts';
 import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { priceOrReject, pricingTimeZone } from './price-vehicle.ts';
+import { assertBookable } from '../vehicles/vehicle-state.ts';
 
 const createQuoteInput = z
   .object({
@@ -46,7 +47,7 @@ export const createQuote = defineOperation({
   async run(ctx, { input }, { query }) {
     assertNotInPast(ctx, input.startAt);
     const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId } }), 'vehicle', input.vehicleId, 'vehicle_id');
-    if (vehicle.status !== 'active') throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
+    assertBookable(vehicle, 'vehicle_id');
     const deliveryFeeCents = chosenDeliveryFee(vehicle, input.deliveryOption);
     const price = priceOrReject(vehicle, input, input.unlimitedMiles, { timeZone: await pricingTimeZone(ctx), deliveryFeeCents });
     const now = ctx.now();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { originOf, recordEvent } from '../events/event.service.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
+import { resourceMissing } from '../shared/common.errors.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -37,7 +38,11 @@ export const retryWebhookDelivery = defineOperation({
   example: { endpointId: 'we_01jd3m4k5n6p7q8r9s0t1v2w3x', deliveryId: 'wd_01jd3m4k5n6p7q8r9s0t1v2w3x' },
   async run(ctx, args) {
     const delivery = await found(ctx.db.webhookDelivery.findFirst({ where: { id: args.deliveryId, endpointId: args.endpointId } }), 'webhook delivery', args.deliveryId);
-    return ctx.db.webhookMessage.update({ where: { id: delivery.messageId }, data: { state: 'pending', nextAttemptAt: ctx.now() } });
+    // Retention may delete the message (and its attempts) between the read and the write:
+    // then the delivery is gone, as a read a moment later would say.
+    const queued = await ctx.db.webhookMessage.updateMany({ where: { id: delivery.messageId }, data: { state: 'pending', nextAttemptAt: ctx.now() } });
+    if (queued.count === 0) throw resourceMissing('webhook delivery', args.deliveryId);
+    return found(ctx.db.webhookMessage.findUnique({ where: { id: delivery.messageId } }), 'webhook delivery', args.deliveryId);
   },
 });
 

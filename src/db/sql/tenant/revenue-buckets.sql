@@ -1,5 +1,6 @@
 -- Revenue report: per bucket, the business's succeeded transactions in its currency, summed
 -- by kind (payments, refunds, charges, deposit captures) and the charges by their type.
+-- Extensions are not counted, nor are the refunds of them (refundedTransactionId set).
 -- @param {DateTime} $1:from Start of the period (inclusive)
 -- @param {DateTime} $2:to End of the period (exclusive)
 -- @param {String} $3:timezone IANA time zone whose midnights cut the buckets
@@ -10,7 +11,7 @@
 -- @notNull charges_cleaning_cents charges_toll_cents charges_other_cents
 SELECT b.period_start, b.period_end,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'payment'), 0)::bigint AS payments_cents,
-  COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'refund'), 0)::bigint AS refunds_cents,
+  COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'refund' AND t."refundedTransactionId" IS NULL), 0)::bigint AS refunds_cents,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'charge'), 0)::bigint AS charges_cents,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" = 'deposit_capture'), 0)::bigint AS deposit_captures_cents,
   COALESCE(SUM(t."amountCents") FILTER (WHERE t."type" IN ('charge', 'deposit_capture') AND c."type" = 'mileage'), 0)::bigint AS charges_mileage_cents,
