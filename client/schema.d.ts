@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Create a booking
-         * @description Books a vehicle for a period, for an existing customer or one given inline. The booking starts in pending_payment and holds its vehicle until hold_expires_at; an overlapping booking of the same vehicle is refused with 409 vehicle_unavailable, also under concurrency (the database enforces it). Retries with the same Idempotency-Key never book twice.
+         * @description Books a vehicle for a period, for an existing customer or one given inline. The booking starts in pending_payment and holds its vehicle until hold_expires_at; an overlapping booking of the same vehicle is refused with 409 vehicle_unavailable, also under concurrency (the database enforces it). Retries with the same Idempotency-Key never book twice. The answer (and only this one) carries the booking's client_secret. Publishable keys may call it too (the browser booking of the embedded components): only for a vehicle the published website shows (another answers 404 like an unknown vehicle), for a customer given inline, rate-limited per client address; with the publishable key and the client_secret (X-Client-Secret header or client_secret query parameter), the browser may then read that one booking and start its checkout, nothing else.
          */
         post: operations["createBooking"];
         delete?: never;
@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * Retrieve a booking
-         * @description The booking with its price snapshot, readiness gates, lifecycle state and the states it can move to next (next_states).
+         * @description The booking with its price snapshot, readiness gates, lifecycle state and the states it can move to next (next_states). A publishable key may read the one booking whose client_secret it sends (X-Client-Secret header or client_secret query parameter: the browser booking of the embedded components); any other answers 404.
          */
         get: operations["booking"];
         put?: never;
@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Create checkout for a booking
-         * @description Starts paying for a pending_payment booking: the processor prepares a payment of the booking's total, the booking moves to checkout_started (booking.checkout_started) and keeps holding its vehicle until expires_at. Hand client_secret to the customer's browser or app, which pays the processor directly: card details never pass through this API. The outcome arrives as payment.succeeded (the booking is booked) or payment.failed (it returns to pending_payment; a new checkout may follow). The client secret is shown in this answer only.
+         * @description Starts paying for a pending_payment booking: the processor prepares a payment of the booking's total, the booking moves to checkout_started (booking.checkout_started) and keeps holding its vehicle until expires_at. Hand client_secret to the customer's browser or app, which pays the processor directly: card details never pass through this API. The outcome arrives as payment.succeeded (the booking is booked) or payment.failed (it returns to pending_payment; a new checkout may follow). The client secret is shown in this answer only. `url` is never null: in the sandbox, the service's hosted payment page (a test card form whose Pay and Decline drive the sandbox processor); in live mode, the processor's page where it offers one, else the service's hosted page, which shows the processor's own payment form. A publishable key may start the checkout of the one booking whose client_secret it sends (X-Client-Secret header or client_secret query parameter: the browser booking of the embedded components).
          */
         post: operations["createCheckout"];
         delete?: never;
@@ -1679,7 +1679,7 @@ export interface paths {
         put?: never;
         /**
          * Update the website
-         * @description Publishes or unpublishes the website and changes its title, description, contact details and the vehicles its public fleet shows (website.updated). Only the fields sent change. `published_vehicle_ids` replaces the list; each must be a vehicle of this business and environment (422 naming the entry).
+         * @description Publishes or unpublishes the website and changes its title, description, contact details, the vehicles its public fleet shows and the origins allowed to embed the booking components (website.updated). Only the fields sent change. `published_vehicle_ids` replaces the list; each must be a vehicle of this business and environment (422 naming the entry). `allowed_origins` replaces the list of origins whose browsers may use the publishable keys (each https://host[:port], or http for localhost and 127.0.0.1; anything else is a 422 naming the entry).
          */
         post: operations["updateWebsite"];
         delete?: never;
@@ -3823,6 +3823,8 @@ export interface components {
             day_rates: components["schemas"]["DayRate"][];
             /** @description States the booking can move to now, every guard considered. */
             next_states: ("pending_payment" | "checkout_started" | "payment_pending" | "booked" | "confirmed" | "ready_for_pickup" | "active" | "late" | "return_in_review" | "completed" | "canceled" | "refunded" | "problem")[];
+            /** @description In the create answer only (null everywhere else): with a publishable key, it lets a browser read this one booking and start its checkout (X-Client-Secret header or client_secret query parameter). The embedded components' browser booking; keep it in the customer's browser, never in a log or URL you share. */
+            client_secret: string | null;
         };
         /** @description Readiness gates: each not_required, pending, satisfied or failed. */
         BookingGates: {
@@ -4211,7 +4213,7 @@ export interface components {
             currency: string;
             /** @description Completes the payment at the processor (for example Stripe.js's confirmPayment). */
             client_secret: string;
-            /** @description A hosted payment page, where the processor offers one. */
+            /** @description Where the customer pays, never null: in the sandbox the service's hosted payment page (a test card form with Pay and Decline, which drive the sandbox processor); in live mode the processor's page. */
             url: string | null;
             /**
              * Format: date-time
@@ -4827,6 +4829,8 @@ export interface components {
             contact_phone: string | null;
             /** @description The vehicles the public fleet shows (while active). */
             published_vehicle_ids: string[];
+            /** @description Origins (scheme://host[:port]) whose browsers may use this environment's publishable keys (the embedded booking components): CORS answers them, besides the verified custom domains (and in the sandbox http://localhost and http://127.0.0.1 on any port). */
+            allowed_origins: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4845,6 +4849,8 @@ export interface components {
             contact_phone?: string | null;
             /** @description The vehicles the public fleet shows; replaces the list. */
             published_vehicle_ids?: string[];
+            /** @description Origins (scheme://host[:port]: https, or http for localhost and 127.0.0.1) whose browsers may use this environment's publishable keys: the sites that embed the booking components. Replaces the list. The verified custom domains are allowed without being listed, and in the sandbox http://localhost and http://127.0.0.1 on any port. Needs website:write (owner, admin and manager roles). */
+            allowed_origins?: string[];
         };
         /** @description The website's colors, logo and font, per environment. */
         Branding: {
@@ -6630,7 +6636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6639,7 +6645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6905,7 +6911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6914,7 +6920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7357,7 +7363,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAvailability"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7366,7 +7372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7815,7 +7821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7824,7 +7830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7958,7 +7964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7967,7 +7973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8107,7 +8113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8116,7 +8122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8477,7 +8483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8486,7 +8492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8644,7 +8650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8653,7 +8659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13433,7 +13439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13442,7 +13448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21644,6 +21650,9 @@ export interface operations {
                  *       "title": "Lone Star Rentals",
                  *       "published_vehicle_ids": [
                  *         "veh_01jd3m4k5n6p7q8r9s0t1v2w3x"
+                 *       ],
+                 *       "allowed_origins": [
+                 *         "https://www.lonestarrentals.com"
                  *       ]
                  *     }
                  */
@@ -22051,7 +22060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22060,7 +22069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22159,7 +22168,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicVehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22168,7 +22177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;

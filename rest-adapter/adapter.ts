@@ -3,6 +3,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLContext } from '../src/builder.ts';
+import { CLIENT_SECRET_PARAM } from '../src/domain/bookings/browser-booking.ts';
 import { CommonErrors } from '../src/domain/shared/common.errors.ts';
 import { DomainError } from '../src/domain/shared/errors.ts';
 import type { Operation } from '../src/domain/shared/operation.ts';
@@ -98,6 +99,8 @@ function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<st
     variables[name] = source === 'body' ? fromRest(body, arg.type) : pathParam(source.slice('path.'.length), params[source.slice('path.'.length)]);
   }
   for (const [key, raw] of query) {
+    // A browser booking's credential, read by the edge (src/http/edge/steps/principal.ts), not an argument.
+    if (key === CLIENT_SECRET_PARAM) continue;
     const arg = byRestName.get(key);
     if (!arg) throw CommonErrors.parameterUnknown(key);
     const typeName = getNamedType(arg.type).name;

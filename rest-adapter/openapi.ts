@@ -78,6 +78,9 @@ export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   const op = c.operation;
   if (op?.access.sandbox) codes.add('sandbox_only');
   if (!op?.access.publishable || op.access.sandbox) codes.add('secret_key_required');
+  // Publishable keys from a browser: an origin the business does not allow; a browser booking's client secret that is not one.
+  // (A browser booking's caller, a publishable key with a client_secret, may call only that booking's read and checkout.)
+  if ((op?.access.publishable || op?.access.browser) && !op.access.sandbox) codes.add('browser_origin_not_allowed').add('invalid_client_secret').add('secret_key_required');
   if (op?.access.permission) codes.add('permission_denied');
   if (c.pathParams.length) codes.add('resource_missing');
   const args = op ? argumentsSchema(op) : null;
@@ -324,7 +327,9 @@ export function openApiDocument(compiled: CompiledRoute[]) {
       'x-release-stage': c.route.stage,
       'x-released': false,
       ...(c.field ? { 'x-graphql-field': (c.route as JsonRoute).field } : {}),
-      'x-publishable-key': Boolean(op.access.publishable && !op.access.sandbox),
+      'x-publishable-key': Boolean((op.access.publishable || (op.access.browser && 'create' in op.access.browser)) && !op.access.sandbox),
+      // The browser booking of the embedded components: a publishable key with this booking's client_secret may call it.
+      ...(op.access.browser && 'ownBooking' in op.access.browser ? { 'x-publishable-key-with-client-secret': true } : {}),
       'x-permission': op.access.permission,
       'x-error-codes': codes.map((d) => d.code),
       parameters,

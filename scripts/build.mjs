@@ -5,7 +5,8 @@
 // Two `npm start`s at the same moment (two test files starting the server) both build: each
 // output is written to a file of its own and renamed over the old one, so a server never loads
 // a half-written bundle; an output whose content is unchanged is not written at all.
-// Then the ops screen's page (ops/, by vite) into dist/ops, when its sources changed.
+// Then the ops screen's page (ops/, by vite) into dist/ops and the embedded components (embed/)
+// into dist/embed, when their sources changed.
 //
 // A restart through `npm start` bundles again only when what the bundle is made of changed (the
 // files under src/, the lock file, this script): on a machine whose cores are busy, esbuild's
@@ -15,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildEmbed } from './build-embed.mjs';
 import { buildOps } from './build-ops.mjs';
 
 const STAMP = path.join('dist', '.build-inputs.json');
@@ -58,8 +60,10 @@ const packagesExternal = {
 const inputs = await inputsNow();
 if (!(await bundleIsCurrent(inputs))) await bundle(inputs);
 
-// The ops screen's page (vite, ops/ → dist/ops), when its sources changed.
+// The ops screen's page (vite, ops/ → dist/ops) and the embedded booking components (vite,
+// embed/ → dist/embed, within their size budget), when their sources changed.
 await buildOps();
+await buildEmbed();
 
 /** esbuild's bundle of src/main.ts and src/worker.ts into dist/, then the stamp of its inputs. */
 async function bundle(inputs) {

@@ -18,6 +18,8 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 /** Which keys may call an operation at all (the permission comes on top, for secret keys). */
 export function keyKinds(access: OperationAccess): string {
   if (access.sandbox) return 'test secret only';
+  if (access.browser && 'create' in access.browser) return 'secret, publishable (browser booking)';
+  if (access.browser) return 'secret, publishable with the booking\'s client_secret';
   return access.publishable ? 'secret, publishable' : 'secret';
 }
 
@@ -31,6 +33,8 @@ const INTRO = [
   'operation at all: secret keys; publishable keys (`svc_*_pk_`) too; or, for the sandbox\'s',
   'simulations, test secret keys only (a live key gets 403 `sandbox_only`). A publishable key',
   'calling anything else gets 403 `secret_key_required` ([keys and environments](conventions.md#keys-and-environments)).',
+  'The browser booking of the [embedded components](embedding.md): a publishable key creates a booking of a',
+  'vehicle of the published website, then, with that booking\'s `client_secret`, reads it and starts its checkout.',
   '',
   'The stage is the specification\'s: the first public release, or later scope. No operation is',
   '"released" yet: the OpenAPI document (`GET /v1/openapi.json`) lists every route with its GraphQL',
@@ -59,6 +63,8 @@ const WITHOUT_A_KEY = [
   '| `GET /metrics` | Prometheus metrics, for loopback callers or `METRICS_TOKEN` (see [Logs and metrics](observability.md#metrics)) |',
   '| `/graphql` | GraphQL (with a key; subscriptions over WebSocket or SSE); opened in a browser, GraphiQL |',
   '| `/ops` | The ops screen, for staff signed in as team members (see [Ops screen](ops-screen.md)) |',
+  '| `GET /embed/v1/components.js` | The embedded booking components, one ES module (CORS `*`); `GET /embed/v1/theme` with a publishable key gives them the branding (see [Embedding](embedding.md)) |',
+  '| `GET` and `POST <checkout url>` (`/checkout/{booking_id}?payment&expires&signature`) | A checkout\'s hosted payment page; in the sandbox its test card form (Pay, Decline) drives the sandbox processor (see [Embedding](embedding.md#security-model)) |',
 ];
 
 /** docs/operations.md: every route by API group, with what its operation declares. */

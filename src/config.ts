@@ -24,6 +24,8 @@ export interface AppConfig {
   rateLimitTest: number;
   /** INVITATION_ACCEPT_RATE_LIMIT: uses of invitations' accept links a minute, per client address and per invitation. */
   invitationAcceptLimit: number;
+  /** BROWSER_BOOKING_RATE_LIMIT: a publishable key's browser-booking calls a minute, per client address. */
+  browserBookingLimit: number;
   holdMinutes: number;
   quoteTtlMinutes: number;
   /** How often expired payment holds are swept (ms); the other periodic sweeps, the money sweep among them, run as often. */
@@ -52,7 +54,7 @@ export interface AppConfig {
   /** PUBLIC_URL: the address clients reach this service at, for the file links it hands out (default: the address each request came to). */
   publicUrl: string | undefined;
   /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
-  stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
+  stripe: { secretKey: string | undefined; publishableKey?: string; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
   /** DNS_SERVERS: the DNS servers custom domains are verified through (unset: the system's). */
   dnsServers: string[] | undefined;
   /** DNS_TIMEOUT_MS: how long one DNS question may take (two tries). */
@@ -122,6 +124,14 @@ function smtpUrl(name: string, env: NodeJS.ProcessEnv): string | undefined {
   throw new Error(`${name} must be an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587`);
 }
 
+/** STRIPE_PUBLISHABLE_KEY: Stripe's pk_live_/pk_test_ key, for the live hosted payment page's Stripe.js. */
+function stripePublishableKey(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.STRIPE_PUBLISHABLE_KEY;
+  if (!raw) return undefined;
+  if (!/^pk_(live|test)_[0-9A-Za-z]+$/.test(raw)) throw new Error('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_... or pk_test_...)');
+  return raw;
+}
+
 function stripeApiUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.STRIPE_API_URL;
   if (!raw) return undefined;
@@ -189,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitLive: num('RATE_LIMIT_LIVE', 100, env),
     rateLimitTest: num('RATE_LIMIT_TEST', 25, env),
     invitationAcceptLimit: num('INVITATION_ACCEPT_RATE_LIMIT', 10, env),
+    browserBookingLimit: num('BROWSER_BOOKING_RATE_LIMIT', 30, env),
     holdMinutes: num('BOOKING_HOLD_MINUTES', 30, env),
     quoteTtlMinutes: num('QUOTE_TTL_MINUTES', 30, env),
     holdSweepMs: num('HOLD_SWEEP_MS', 10_000, env),
@@ -208,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicUrl: publicUrl(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,
+      publishableKey: stripePublishableKey(env),
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
       apiUrl: stripeApiUrl(env),
       timeoutMs: num('STRIPE_TIMEOUT_MS', 20_000, env),

@@ -16,6 +16,7 @@ import { directoryStorage } from './storage/directory-storage.ts';
 import { reportingStorageFailures } from './storage/reported-failures.ts';
 import { fileLinkSigner } from './domain/files/file-links.ts';
 import { signingLinkSigner } from './domain/agreements/agreement-links.ts';
+import { browserBookingSecrets } from './domain/bookings/browser-booking.ts';
 import { platformSecret } from './platform/secrets.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { AuditTrail, requestScope } from './http/request-scope.ts';
@@ -111,11 +112,12 @@ export async function buildApp(options: {
   const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(prisma) });
   // Independent of each other, so started together: a restart waits for the slowest of these
   // round trips to the database, not for their sum.
-  const [relay, worker, agreementLinks, fileLinks, configured, identityProviders, storage, readStripeEvent] = await Promise.all([
+  const [relay, worker, agreementLinks, fileLinks, browserBookings, configured, identityProviders, storage, readStripeEvent] = await Promise.all([
     startEventRelay(db, events.pubsub),
     config.webhookWorker ? startDeliveryWorker(db, { ...workerOptions(config), onAttempt: metrics.delivery }) : null,
     platformSecret(prisma, 'agreement_links'),
     platformSecret(prisma, 'file_links'),
+    platformSecret(prisma, 'browser_bookings'),
     options.processors ?? configuredProcessors(config),
     options.identityProviders ?? configuredIdentityProviders(config),
     configuredStorage(config),
@@ -136,6 +138,8 @@ export async function buildApp(options: {
     processors,
     messaging,
     signingLinkSigner: signingLinkSigner(agreementLinks),
+    browserBookingSecrets: browserBookingSecrets(browserBookings),
+    stripePublishableKey: config.stripe.publishableKey,
     identityProviders: reportingIdentityProviders(identityProviders),
     files: { storage, signer: fileLinkSigner(fileLinks), publicUrl: config.publicUrl },
     dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
@@ -143,7 +147,7 @@ export async function buildApp(options: {
     pubsub: events.pubsub,
     now,
     limiter,
-    limits: { live: config.rateLimitLive, test: config.rateLimitTest, invitationAccept: config.invitationAcceptLimit },
+    limits: { live: config.rateLimitLive, test: config.rateLimitTest, invitationAccept: config.invitationAcceptLimit, browserBooking: config.browserBookingLimit },
     bodyLimitBytes: config.bodyLimitBytes,
     idempotencyLeaseMs: config.idempotencyLeaseMs,
     hostEnvironment,

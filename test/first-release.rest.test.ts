@@ -109,8 +109,10 @@ describe.each(ENGINES)('first release over REST on %s', (engine) => {
       expect(res.body.next_states).toContain('canceled');
       expect(new Date(res.body.hold_expires_at).getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
 
+      // The create answer alone carries the client secret (the embedded components' browser booking).
+      expect(res.body.client_secret).toMatch(new RegExp(`^${res.body.id}_secret_`));
       const read = await api.get(`/v1/bookings/${res.body.id}`);
-      expect(read.body).toEqual(res.body);
+      expect(read.body).toEqual({ ...res.body, client_secret: null });
 
       const customer = await api.get(`/v1/customers/${res.body.customer_id}`);
       expect(customer.body).toMatchObject({ object: 'customer', name: 'Grace Hopper', email: 'grace@example.com' });

@@ -176,8 +176,8 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
 
   it('checks the key kind before the body: a publishable key with a bad body gets its 403, a live key on /v1/test/* its 403', async () => {
     const pk = restClient(t.baseUrl, t.business.test_public_key);
-    expectError(await pk.post('/v1/bookings', { vehicle_id: 12, start_at: 'soon' }), 403, 'secret_key_required');
-    expectError(await pk.post('/v1/bookings', '{"broken":'), 403, 'secret_key_required');
+    expectError(await pk.post('/v1/customers', { name: 12, email: 'soon' }), 403, 'secret_key_required');
+    expectError(await pk.post('/v1/customers', '{"broken":'), 403, 'secret_key_required');
     const live = restClient(t.baseUrl, t.business.live_secret_key);
     expectError(await live.post('/v1/test/bookings', { start_at: 'never', zz: 1 }), 403, 'sandbox_only');
   });

@@ -56,7 +56,8 @@ describe.each(ENGINES)('money on %s', (engine) => {
       amount_cents: booking.total_cents,
       currency: 'usd',
       client_secret: expect.stringMatching(/^pi_sandbox_\w+_secret_\w+$/),
-      url: null,
+      // Never null: in the sandbox, the service's hosted payment page for this booking's checkout.
+      url: expect.stringMatching(new RegExp(`^${t.baseUrl}/checkout/${booking.id}\\?payment=pay_[0-9a-z]+&expires=[0-9]+&signature=`)),
       expires_at: booking.hold_expires_at,
       created_at: expect.any(String),
     });
@@ -99,7 +100,7 @@ describe.each(ENGINES)('money on %s', (engine) => {
     );
     expect(res.errors).toBeUndefined();
     expect(res.data.createCheckout).toMatchObject({
-      id: expect.stringMatching(/^cs_/), bookingId: booking.id, amountCents: booking.total_cents, currency: 'usd', clientSecret: expect.stringMatching(/^pi_sandbox_/), url: null,
+      id: expect.stringMatching(/^cs_/), bookingId: booking.id, amountCents: booking.total_cents, currency: 'usd', clientSecret: expect.stringMatching(/^pi_sandbox_/), url: expect.stringContaining(`/checkout/${booking.id}?payment=pay_`),
       expiresAt: booking.hold_expires_at, booking: { state: 'checkout_started' }, payment: { state: 'checkout_started' },
     });
     await api.post(`/v1/test/bookings/${booking.id}/payment/succeed`);

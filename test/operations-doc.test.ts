@@ -55,7 +55,15 @@ const expected = new Map(
       field: isHandlerRoute(c.route) ? c.operation!.name : c.route.field.split('.')[1],
       summary,
       permission: access.permission ? `\`${access.permission}\`` : 'none',
-      keys: access.sandbox ? 'test secret only' : access.publishable ? 'secret, publishable' : 'secret',
+      keys: access.sandbox
+        ? 'test secret only'
+        : access.browser
+          ? 'create' in access.browser
+            ? 'secret, publishable (browser booking)'
+            : "secret, publishable with the booking's client_secret"
+          : access.publishable
+            ? 'secret, publishable'
+            : 'secret',
       stage: c.route.stage === 'first_release' ? 'first release' : 'later scope',
     };
     return [key(row.method, row.path), row] as const;
@@ -92,7 +100,9 @@ describe('docs/operations.md', () => {
   it('marks the publishable operations and the sandbox-only ones', () => {
     // The contract's public allow list and the sandbox: a generator that lost the distinction fails here.
     expect(listed.get(key('POST', '/v1/quotes'))?.keys).toBe('secret, publishable');
-    expect(listed.get(key('POST', '/v1/bookings'))?.keys).toBe('secret');
+    expect(listed.get(key('POST', '/v1/bookings'))?.keys).toBe('secret, publishable (browser booking)');
+    expect(listed.get(key('GET', '/v1/bookings/{booking_id}'))?.keys).toBe("secret, publishable with the booking's client_secret");
+    expect(listed.get(key('POST', '/v1/bookings/{booking_id}/cancel'))?.keys).toBe('secret');
     expect(listed.get(key('POST', '/v1/test/reset'))?.keys).toBe('test secret only');
   });
 });

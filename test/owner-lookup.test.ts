@@ -76,9 +76,10 @@ describe.each(ENGINES)('the owner look-up on %s', (engine) => {
     expect(await owners.resolveOwner('invitation', String(invitation.id))).toStrictEqual({ businessId: sandbox.businessId, tokenHash, clockOffsetSeconds: 0 });
     expect(await owners.resolveOwner('identity_session', sessionId)).toStrictEqual(live);
     expect(await owners.resolveOwner('processor_payment', paymentId)).toStrictEqual(sandbox);
+    expect(await owners.resolveOwner('booking', String(payment.bookingId))).toStrictEqual({ ...sandbox, clockOffsetSeconds: 3600 });
 
     // Ids of another kind's rows are unknown to a kind: each reads its own table.
-    const others = { file: String(testAgreement.id), agreement: String(testFile.id), invitation: `inv_${unique()}`, identity_session: paymentId, processor_payment: sessionId };
+    const others = { file: String(testAgreement.id), agreement: String(testFile.id), invitation: `inv_${unique()}`, identity_session: paymentId, processor_payment: sessionId, booking: String(testAgreement.id) };
     for (const kind of KINDS) expect({ kind, owner: await owners.resolveOwner(kind, others[kind]) }).toEqual({ kind, owner: null });
   });
 
@@ -118,7 +119,7 @@ describe.each(ENGINES)('the owner look-up on %s', (engine) => {
     await vi.waitFor(() => expect(lines).toEqual([expect.objectContaining({ level: 'debug', kind: 'file', id: 'file_x', found: false, failed: true })]));
 
     const owners: OwnerLookup = ownerLookup(db.prisma, logger);
-    await expect(owners.resolveOwner('booking' as ReferenceKind, 'bk_x')).rejects.toThrow("no owner look-up for references of kind 'booking'");
+    await expect(owners.resolveOwner('customer' as ReferenceKind, 'cus_x')).rejects.toThrow("no owner look-up for references of kind 'customer'");
     await expect(owners.resolveOwner('toString' as ReferenceKind, 'x')).rejects.toThrow(TypeError);
   });
 });

@@ -66,7 +66,9 @@ describe.each(ENGINES)('REST errors on %s', (engine) => {
   it('refuses publishable keys outside the public allow list with 403 secret_key_required', async () => {
     const pk = restClient(t.baseUrl, t.business.test_public_key);
     for (const path of [...reads().slice(1), '/v1/bookings']) expectError(await pk.get(path), 403, 'authorization_error', 'secret_key_required');
-    expectError(await pk.post('/v1/bookings', { vehicle_id: vehicleId, ...period(60, 1), customer: { name: 'X' } }), 403, 'authorization_error', 'secret_key_required');
+    // A browser booking (the embedded components) only for a vehicle the published website shows: this one is not.
+    expectError(await pk.post('/v1/bookings', { vehicle_id: vehicleId, ...period(60, 1), customer: { name: 'X' } }), 404, 'invalid_request', 'resource_missing');
+    expectError(await pk.post('/v1/customers', { name: 'X' }), 403, 'authorization_error', 'secret_key_required');
     expectError(await pk.post(`/v1/bookings/${bookingId}/cancel`), 403, 'authorization_error', 'secret_key_required');
     expectError(await pk.post('/v1/messages', { channel: 'sms', body: 'hi', customer_id: customerId }), 403, 'authorization_error', 'secret_key_required');
     expect((await pk.get(`/v1/vehicles/${vehicleId}`)).status).toBe(200);

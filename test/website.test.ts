@@ -31,7 +31,7 @@ describe.each(ENGINES)('website, branding and the public fleet on %s', (engine) 
     expect(initial.status).toBe(200);
     expect(initial.body).toEqual({
       object: 'website', id: expect.stringMatching(/^web_/), livemode: false, published: false, title: null, description: null,
-      contact_email: null, contact_phone: null, published_vehicle_ids: [], created_at: expect.any(String), updated_at: expect.any(String),
+      contact_email: null, contact_phone: null, published_vehicle_ids: [], allowed_origins: [], created_at: expect.any(String), updated_at: expect.any(String),
     });
     expect((await browser.get('/v1/public/vehicles')).body).toMatchObject({ object: 'list', data: [], has_more: false });
 

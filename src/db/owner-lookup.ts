@@ -23,6 +23,8 @@ export interface OwnerOf {
   file: ClockedOwner;
   /** An agreement (agr_...) named by a signing link. */
   agreement: ClockedOwner;
+  /** A booking (bk_...) named by the link to its checkout's hosted payment page. */
+  booking: ClockedOwner;
   /**
    * An invitation (inv_...) named by an accept link; the team belongs to both environments, so
    * no environment, but the clock of the one that invited (the sandbox's for a test key's).
@@ -43,7 +45,7 @@ export interface OwnerLookup {
 }
 
 /** The owner of a row that has an environment, with its clock (a business row may be missing: no foreign key names it). */
-const clocked = (table: 'File' | 'Agreement', id: string) =>
+const clocked = (table: 'File' | 'Agreement' | 'Booking', id: string) =>
   Prisma.sql`SELECT t."businessId", t."livemode", CASE WHEN t."livemode" THEN 0 ELSE COALESCE(b."sandboxClockOffsetSeconds", 0) END AS "clockOffsetSeconds"
     FROM ${Prisma.raw(`"${table}"`)} t LEFT JOIN "Business" b ON b."id" = t."businessId" WHERE t."id" = ${id}`;
 
@@ -51,6 +53,7 @@ const clocked = (table: 'File' | 'Agreement', id: string) =>
 const STATEMENTS: { readonly [K in ReferenceKind]: (id: string) => Prisma.Sql } = {
   file: (id) => clocked('File', id),
   agreement: (id) => clocked('Agreement', id),
+  booking: (id) => clocked('Booking', id),
   invitation: (id) =>
     Prisma.sql`SELECT i."businessId", i."tokenHash", CASE WHEN i."originLivemode" THEN 0 ELSE COALESCE(b."sandboxClockOffsetSeconds", 0) END AS "clockOffsetSeconds"
       FROM "Invitation" i LEFT JOIN "Business" b ON b."id" = i."businessId" WHERE i."id" = ${id}`,

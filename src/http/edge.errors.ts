@@ -2,6 +2,13 @@ import { errorCatalogue } from '../domain/shared/errors.ts';
 
 /** Refusals of the edge: routing, the body, rate limits, idempotency and GraphQL's own checks. */
 export const EdgeErrors = errorCatalogue('request', {
+  componentsNotBuilt: {
+    type: 'internal_error',
+    code: 'embed_components_not_built',
+    status: 503,
+    description: 'The embedded booking components were not built on this server (dist/embed is missing): `npm start` builds them, as does `node scripts/build.mjs`.',
+    build: () => ({ message: 'The embedded booking components are not built on this server: run `node scripts/build.mjs` (npm start runs it).' }),
+  },
   routeNotFound: {
     type: 'invalid_request',
     code: 'route_not_found',

@@ -22,6 +22,7 @@ import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 import { fileAccess, type FileLinkSigner } from '../domain/files/file-links.ts';
 import type { FileStorage } from '../domain/files/file-storage.ts';
 import { signingLinks, type SigningLinkSigner } from '../domain/agreements/agreement-links.ts';
+import { browserBookingLinks, type BrowserBookingSecrets } from '../domain/bookings/browser-booking.ts';
 import type { ProcessorEventReader } from '../processors/stripe-webhook.ts';
 import type { DnsResolver } from '../domain/domains/dns-resolver.ts';
 import type { MessageChannels } from '../domain/messages/message-channels.ts';
@@ -62,7 +63,7 @@ export interface EdgeDeps {
   pubsub: EventPubSub;
   now: () => Date;
   limiter: RateLimiter;
-  limits: { live: number; test: number; invitationAccept: number };
+  limits: { live: number; test: number; invitationAccept: number; browserBooking: number };
   bodyLimitBytes: number;
   /** How long an Idempotency-Key's claim outlives a process that died holding it (IDEMPOTENCY_LEASE_MS). */
   idempotencyLeaseMs?: number;
@@ -73,6 +74,10 @@ export interface EdgeDeps {
   files: { storage: FileStorage; signer: FileLinkSigner; publicUrl: string | undefined };
   /** The key that signs the customers' agreement signing links. */
   signingLinkSigner: SigningLinkSigner;
+  /** The key of bookings' client secrets and of the hosted payment pages' links. */
+  browserBookingSecrets: BrowserBookingSecrets;
+  /** Stripe's publishable key, for Stripe.js on the live hosted payment page (STRIPE_PUBLISHABLE_KEY). */
+  stripePublishableKey?: string;
   /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */
@@ -108,6 +113,7 @@ export function operationContext(deps: EdgeDeps, edge: EdgeContext, principal: P
       publicUrl: () => deps.files.publicUrl ?? request.origin,
       files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? request.origin, tenant),
       signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? request.origin),
+      browserBooking: browserBookingLinks(deps.browserBookingSecrets, tenant, () => deps.files.publicUrl ?? request.origin),
       identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
     pubsub: deps.pubsub,
   };

@@ -36,6 +36,12 @@ export const Booking = builder.prismaObject('Booking', {
       description: 'States the booking can move to now, every guard considered.',
       resolve: (b) => nextStates(b),
     }),
+    clientSecret: t.string({
+      nullable: true,
+      description:
+        "In the create answer only (null everywhere else): with a publishable key, it lets a browser read this one booking and start its checkout (X-Client-Secret header or client_secret query parameter). The embedded components' browser booking; keep it in the customer's browser, never in a log or URL you share.",
+      resolve: (b) => (b as { clientSecret?: string }).clientSecret ?? null,
+    }),
     vehicle: t.relation('vehicle'),
     customer: t.relation('customer'),
     quote: t.relation('quote', { nullable: true }),

@@ -66,7 +66,12 @@ const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
     amountCents: t.exposeInt('amountCents', { description: "The booking's total, in the currency's minor units." }),
     currency: t.exposeString('currency'),
     clientSecret: t.exposeString('clientSecret', { description: "Completes the payment at the processor (for example Stripe.js's confirmPayment)." }),
-    url: t.exposeString('url', { nullable: true, description: 'A hosted payment page, where the processor offers one.' }),
+    url: t.exposeString('url', {
+      // Never null since 1.1.0; still declared nullable, as 1.0.0 published it.
+      nullable: true,
+      description:
+        "Where the customer pays, never null: in the sandbox the service's hosted payment page (a test card form with Pay and Decline, which drive the sandbox processor); in live mode the processor's page.",
+    }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When the booking stops holding its vehicle unless paid.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     booking: t.prismaField({ type: 'Booking', resolve: (query, c, _args, ctx) => ctx.domain.db.booking.findUniqueOrThrow({ ...query, where: { id: c.bookingId } }) }),

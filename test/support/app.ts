@@ -32,7 +32,7 @@ export async function startTestApp(engine: Engine, overrides: Partial<AppConfig>
   const pg = engine === 'postgres' ? await createTestPostgresDatabase() : null;
   const db = await openDatabase(pg ? { databaseUrl: pg.url } : { dataDir: 'memory://' });
   const filesDir = await mkdtemp(join(tmpdir(), 'rental-files-'));
-  const config = { ...loadConfig({}), holdSweepMs: 0, rateLimitLive: 100_000, rateLimitTest: 100_000, invitationAcceptLimit: 100_000, filesDir, ...overrides };
+  const config = { ...loadConfig({}), holdSweepMs: 0, rateLimitLive: 100_000, rateLimitTest: 100_000, invitationAcceptLimit: 100_000, browserBookingLimit: 100_000, filesDir, ...overrides };
   const app = await buildApp({ db, config, ...options });
   const server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;

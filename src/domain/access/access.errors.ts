@@ -26,7 +26,25 @@ export const AccessErrors = errorCatalogue('access', {
     type: 'authorization_error',
     code: 'secret_key_required',
     description: 'A publishable key called an operation outside the public allow list (fleet, availability, quotes, public website).',
-    build: () => ({ message: 'This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes.' }),
+    build: () => ({
+      message:
+        "This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes, create a browser booking, and with that booking's client_secret read it and start its checkout.",
+    }),
+  },
+  invalidClientSecret: {
+    type: 'authentication_error',
+    code: 'invalid_client_secret',
+    description: "A publishable key came with a `client_secret` (X-Client-Secret or ?client_secret=) that is not a booking's of this business and environment.",
+    build: () => ({ message: "The client_secret is not a booking's of this key's business and environment." }),
+  },
+  originNotAllowed: {
+    type: 'authorization_error',
+    code: 'browser_origin_not_allowed',
+    description:
+      "A browser (its Origin header) used a publishable key from a site the business does not allow: not in the website's allowed_origins nor a verified custom domain (in the sandbox, http://localhost and http://127.0.0.1 are allowed too). Answered without Access-Control-Allow-Origin.",
+    build: (origin: string) => ({
+      message: `The origin ${origin} may not use this publishable key. Add it to allowed_origins (POST /v1/website) or verify it as a custom domain.`,
+    }),
   },
   sandboxOnly: {
     type: 'authorization_error',

@@ -1,3 +1,4 @@
+import { CommonErrors } from '../shared/common.errors.ts';
 import { AccessErrors } from './access.errors.ts';
 
 /** The spec's API groups; a permission is `<group>:read` or `<group>:write`. */
@@ -45,7 +46,16 @@ export interface Principal {
   permissions: ReadonlySet<Permission> | 'all';
   /** How far this caller's clock runs ahead of real time: the business's sandbox clock for test keys, 0 for live ones. */
   clockOffsetMs: number;
+  /**
+   * A browser booking's caller (the embedded components): a publishable key sent with the
+   * `client_secret` of one booking (X-Client-Secret or `?client_secret=`), checked by the edge.
+   * It may read that booking and start its checkout, nothing else (`OperationAccess.browser`).
+   */
+  booking?: string;
 }
+
+/** What a browser (a publishable key) may do with bookings: create one, or act on the one its client secret names. */
+export type BrowserBookingAccess = { create: true } | { ownBooking: 'id' | 'bookingId' };
 
 /** Who may call an operation, declared once with it (src/domain/shared/operation.ts). */
 export interface OperationAccess {
@@ -55,6 +65,13 @@ export interface OperationAccess {
   publishable?: boolean;
   /** A sandbox simulation (/v1/test/*): test secret keys only. */
   sandbox?: boolean;
+  /**
+   * The browser booking of the embedded components: `create` lets a publishable key create a
+   * booking (the operation checks the vehicle is on the published website); `ownBooking`
+   * names the argument holding the booking a publishable key with that booking's client
+   * secret may act on.
+   */
+  browser?: BrowserBookingAccess;
 }
 
 /**
@@ -66,7 +83,13 @@ export interface OperationAccess {
 export function assertAccess(principal: Principal, access: OperationAccess): void {
   if (access.sandbox && principal.livemode) throw AccessErrors.sandboxOnly();
   if (principal.keyKind === 'publishable') {
-    if (access.publishable && !access.sandbox) return;
+    if (access.sandbox) throw AccessErrors.secretKeyRequired();
+    // A browser booking's caller: that one booking, nothing else.
+    if (principal.booking !== undefined) {
+      if (access.browser && 'ownBooking' in access.browser) return;
+      throw AccessErrors.secretKeyRequired();
+    }
+    if (access.publishable || (access.browser && 'create' in access.browser)) return;
     throw AccessErrors.secretKeyRequired();
   }
   if (access.permission === null || principal.permissions === 'all' || principal.permissions.has(access.permission)) return;
@@ -80,4 +103,16 @@ export function assertAccess(principal: Principal, access: OperationAccess): voi
 export function assertKeyEnvironment(principal: Principal, hostEnvironment: 'live' | 'test' | null): void {
   if (hostEnvironment === null || hostEnvironment === (principal.livemode ? 'live' : 'test')) return;
   throw AccessErrors.environmentMismatch(hostEnvironment);
+}
+
+/**
+ * The booking a browser booking's caller acts on must be the one its client secret names: any
+ * other answers exactly like an unknown booking (404), so nothing leaks. Run with the parsed
+ * arguments, whatever the transport.
+ */
+export function assertOwnBooking(principal: Principal, access: OperationAccess, args: Record<string, unknown>): void {
+  if (principal.booking === undefined || !access.browser || !('ownBooking' in access.browser)) return;
+  const param = access.browser.ownBooking;
+  const asked = args[param];
+  if (asked !== principal.booking) throw CommonErrors.resourceMissing('booking', String(asked));
 }

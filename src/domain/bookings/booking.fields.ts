@@ -37,8 +37,8 @@ export function bookingGates(b: BookingFacts) {
   return Object.fromEntries(GATE_NAMES.map((g) => [g, b[`${g}Gate` as const]])) as Record<(typeof GATE_NAMES)[number], string>;
 }
 
-/** A booking as its events carry it: the REST shape, its day rates included. */
+/** A booking as its events carry it: the REST shape, its day rates included (`client_secret` is the create answer's alone: null). */
 export function presentBooking(row: BookingFacts & Record<string, unknown>) {
   const dayRates = storedDayRates(row.dayRates).map((d) => ({ date: d.date, rule: d.rule, rate_cents: d.rate_cents, season: d.season ?? null }));
-  return present('booking', BOOKING_FIELDS, row, { day_rates: dayRates, gates: bookingGates(row), next_states: nextStates(row) });
+  return present('booking', BOOKING_FIELDS, row, { day_rates: dayRates, gates: bookingGates(row), next_states: nextStates(row), client_secret: null });
 }

@@ -12,8 +12,10 @@ import type { DomainContext } from '../shared/context.ts';
 import { found } from '../shared/found.ts';
 import { newId } from '../shared/ids.ts';
 import { defineOperation, wantsRelations, type PrismaQuery } from '../shared/operation.ts';
+import { replayRow } from '../shared/replay.ts';
 import { id, newMetadata } from '../shared/validation.ts';
 import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
+import { publicFleet } from '../website/public-vehicles.ts';
 import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { expireHolds } from './booking-holds.ts';
 import { presentBooking } from './booking.fields.ts';
@@ -38,9 +40,26 @@ export const createBookingInput = z
 
 export type BookingValues = z.output<typeof createBookingInput>;
 
+/**
+ * A browser booking (a publishable key, the embedded components) books only what the
+ * published website shows, for a customer given inline: a vehicle the website does not show
+ * answers exactly like an unknown one.
+ */
+async function assertBrowserBookable(ctx: DomainContext, input: BookingValues): Promise<void> {
+  if (ctx.principal.keyKind !== 'publishable') return;
+  if (input.customerId) throw validationError('customer_id', 'A publishable key books for a customer given inline (`customer`), not an existing customer_id.');
+  const fleet = await publicFleet(ctx);
+  await found(ctx.db.vehicle.findFirst({ where: { AND: [fleet, { id: input.vehicleId }] }, select: { id: true } }), 'vehicle', input.vehicleId, 'vehicle_id');
+}
+
+/** A booking as its create answer carries it: with the client secret a browser reads it and starts its checkout with. */
+export const withClientSecret = <T extends { id: string }>(ctx: DomainContext, booking: T): T & { clientSecret: string } =>
+  Object.assign(booking, { clientSecret: ctx.browserBooking.clientSecret(booking.id) });
+
 /** A pending_payment booking that holds its vehicle (the contract's "Booking"), with its payment and deposit. */
 export async function insertBooking(ctx: DomainContext, input: BookingValues, query: PrismaQuery = {}) {
   assertNotInPast(ctx, input.startAt);
+  await assertBrowserBookable(ctx, input);
   const now = ctx.now();
   // What the booking needs of its vehicle: its status and what prices it.
   const vehicle = await found(ctx.db.vehicle.findUnique({ where: { id: input.vehicleId }, select: { id: true, status: true, ...PRICED_FIELDS } }), 'vehicle', input.vehicleId, 'vehicle_id');
@@ -117,8 +136,9 @@ export const createBooking = defineOperation({
   name: 'createBooking',
   summary: 'Create a booking',
   description:
-    'Books a vehicle for a period, for an existing customer or one given inline. The booking starts in pending_payment and holds its vehicle until hold_expires_at; an overlapping booking of the same vehicle is refused with 409 vehicle_unavailable, also under concurrency (the database enforces it). Retries with the same Idempotency-Key never book twice.',
-  access: { permission: 'bookings:write' },
+    'Books a vehicle for a period, for an existing customer or one given inline. The booking starts in pending_payment and holds its vehicle until hold_expires_at; an overlapping booking of the same vehicle is refused with 409 vehicle_unavailable, also under concurrency (the database enforces it). Retries with the same Idempotency-Key never book twice. ' +
+    "The answer (and only this one) carries the booking's client_secret. Publishable keys may call it too (the browser booking of the embedded components): only for a vehicle the published website shows (another answers 404 like an unknown vehicle), for a customer given inline, rate-limited per client address; with the publishable key and the client_secret (X-Client-Secret header or client_secret query parameter), the browser may then read that one booking and start its checkout, nothing else.",
+  access: { permission: 'bookings:write', browser: { create: true } },
   args: z.object({ input: createBookingInput }),
   errors: [BookingErrors.vehicleUnavailable, VehicleErrors.archived, QuoteErrors.expired, CommonErrors.resourceMissing],
   example: {
@@ -131,5 +151,10 @@ export const createBooking = defineOperation({
       metadata: { order_id: '1001' },
     },
   },
-  run: (ctx, { input }, { query }) => insertBooking(ctx, input, query),
+  run: async (ctx, { input }, { query }) => withClientSecret(ctx, await insertBooking(ctx, input, query)),
+  // A retry answers the booking the first run created, with the same client secret (derived, never stored).
+  async replay(ctx, args, { query }, effect) {
+    const booking = (await replayRow(ctx, 'Booking', args, effect, query)) as Booking | undefined;
+    return booking ? withClientSecret(ctx, booking) : undefined;
+  },
 });

@@ -22,8 +22,9 @@ export async function assertBookingVisible(ctx: DomainContext, bookingId: string
 export const getBooking = defineOperation({
   name: 'booking',
   summary: 'Retrieve a booking',
-  description: 'The booking with its price snapshot, readiness gates, lifecycle state and the states it can move to next (next_states).',
-  access: { permission: 'bookings:read' },
+  description:
+    "The booking with its price snapshot, readiness gates, lifecycle state and the states it can move to next (next_states). A publishable key may read the one booking whose client_secret it sends (X-Client-Secret header or client_secret query parameter: the browser booking of the embedded components); any other answers 404.",
+  access: { permission: 'bookings:read', browser: { ownBooking: 'id' } },
   args: z.object({ id: id('The booking (bk_...).') }),
   errors: [],
   example: { id: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' },

@@ -23,7 +23,7 @@ export interface Checkout {
   amountCents: number;
   currency: string;
   clientSecret: string;
-  url: string | null;
+  url: string;
   expiresAt: Date;
   createdAt: Date;
 }
@@ -32,8 +32,8 @@ export const createCheckout = defineOperation({
   name: 'createCheckout',
   summary: 'Create checkout for a booking',
   description:
-    "Starts paying for a pending_payment booking: the processor prepares a payment of the booking's total, the booking moves to checkout_started (booking.checkout_started) and keeps holding its vehicle until expires_at. Hand client_secret to the customer's browser or app, which pays the processor directly: card details never pass through this API. The outcome arrives as payment.succeeded (the booking is booked) or payment.failed (it returns to pending_payment; a new checkout may follow). The client secret is shown in this answer only.",
-  access: { permission: 'payments:write' },
+    "Starts paying for a pending_payment booking: the processor prepares a payment of the booking's total, the booking moves to checkout_started (booking.checkout_started) and keeps holding its vehicle until expires_at. Hand client_secret to the customer's browser or app, which pays the processor directly: card details never pass through this API. The outcome arrives as payment.succeeded (the booking is booked) or payment.failed (it returns to pending_payment; a new checkout may follow). The client secret is shown in this answer only. `url` is never null: in the sandbox, the service's hosted payment page (a test card form whose Pay and Decline drive the sandbox processor); in live mode, the processor's page where it offers one, else the service's hosted page, which shows the processor's own payment form. A publishable key may start the checkout of the one booking whose client_secret it sends (X-Client-Secret header or client_secret query parameter: the browser booking of the embedded components).",
+  access: { permission: 'payments:write', browser: { ownBooking: 'bookingId' } },
   args: z.object({ bookingId: id('The booking (bk_...).') }),
   errors: [CommonErrors.invalidStateTransition, ProcessorErrors.unavailable, ProcessorErrors.notConfigured],
   example: { bookingId: 'bk_01jd3m4k5n6p7q8r9s0t1v2w3x' },
@@ -53,7 +53,7 @@ export const createCheckout = defineOperation({
       await applyBookingAction(tx, origin, booking, 'start_checkout');
       return runAction(tx, origin, paymentLifecycle, payment, 'start_checkout', { processorPaymentId: prepared.id, checkoutId, checkoutExpiresAt: expiresAt });
     });
-    return checkoutOf(started, checkoutId, prepared, expiresAt);
+    return checkoutOf(ctx, started, checkoutId, prepared, expiresAt);
   },
   /**
    * The checkout the first run started: the processor's payment again under the same key (its
@@ -64,7 +64,7 @@ export const createCheckout = defineOperation({
     if (!payment?.checkoutId || !payment.checkoutExpiresAt || !(effect.changed.Payment ?? []).includes(payment.id)) return undefined;
     const booking = await readBooking(ctx, args.bookingId);
     const prepared = await preparePayment(ctx, booking, payment, payment.checkoutId);
-    return checkoutOf(payment, payment.checkoutId, prepared, payment.checkoutExpiresAt);
+    return checkoutOf(ctx, payment, payment.checkoutId, prepared, payment.checkoutExpiresAt);
   },
 });
 
@@ -79,7 +79,7 @@ function preparePayment(ctx: DomainContext, booking: Booking, payment: Payment, 
   });
 }
 
-function checkoutOf(payment: Payment, checkoutId: string, prepared: { clientSecret: string; url: string | null }, expiresAt: Date): Checkout {
+function checkoutOf(ctx: DomainContext, payment: Payment, checkoutId: string, prepared: { clientSecret: string; url: string | null }, expiresAt: Date): Checkout {
   return {
     id: checkoutId,
     livemode: payment.livemode,
@@ -88,7 +88,12 @@ function checkoutOf(payment: Payment, checkoutId: string, prepared: { clientSecr
     amountCents: payment.amountCents,
     currency: payment.currency,
     clientSecret: prepared.clientSecret,
-    url: prepared.url,
+    // The processor's own page where it has one; else the service's hosted payment page (never
+    // null). Live, that page mounts the processor's payment form with the client secret, which
+    // travels in the fragment: a browser never sends it to a server.
+    url:
+      prepared.url ??
+      ctx.browserBooking.checkoutUrl(payment.bookingId, payment.id, expiresAt) + (payment.livemode ? `#client_secret=${encodeURIComponent(prepared.clientSecret)}` : ''),
     expiresAt,
     createdAt: payment.updatedAt,
   };

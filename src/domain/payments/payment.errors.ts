@@ -2,6 +2,27 @@ import { errorCatalogue } from '../shared/errors.ts';
 
 /** Refusals of the payment processor. */
 export const PaymentErrors = errorCatalogue('payment', {
+  checkoutLinkInvalid: {
+    type: 'authorization_error',
+    code: 'checkout_link_invalid',
+    description:
+      "The link to a checkout's hosted payment page was not made by this service for this booking's payment (altered, or of another business or environment), or has expired with the checkout. Nothing was recorded. A new checkout (POST /v1/bookings/{id}/checkout) makes a new link.",
+    build: (why: 'invalid' | 'expired') => ({
+      message: why === 'expired' ? 'This payment link has expired; start a new checkout.' : 'This payment link is not valid.',
+    }),
+  },
+  checkoutNotPayable: {
+    type: 'conflict',
+    code: 'checkout_not_payable',
+    description: "The hosted payment page's checkout is no longer waiting for payment (paid, declined, or replaced by a newer checkout); the message names the booking's state.",
+    build: (state: string) => ({ message: `This checkout is not waiting for payment: the booking is '${state}'.` }),
+  },
+  sandboxPageOnly: {
+    type: 'invalid_request',
+    code: 'test_card_sandbox_only',
+    description: "The hosted payment page's test card form (Pay, Decline) drives the sandbox processor only; in live mode the processor's own form takes the card.",
+    build: () => ({ message: "Live payments are made with the processor's own payment form, not the sandbox's test card." }),
+  },
   cardDeclined: {
     type: 'payment_error',
     code: 'card_declined',

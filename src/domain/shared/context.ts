@@ -6,6 +6,7 @@ import type { FileAccess } from '../files/file-links.ts';
 import type { DnsResolver } from '../domains/dns-resolver.ts';
 import type { MessageChannels } from '../messages/message-channels.ts';
 import type { SigningLinks } from '../agreements/agreement-links.ts';
+import type { BrowserBookingLinks } from '../bookings/browser-booking.ts';
 import type { IdentityProvider } from '../identity/identity-provider.ts';
 import type { IdempotentRequest } from './idempotent-calls.ts';
 
@@ -47,6 +48,8 @@ export interface DomainContext {
   files: FileAccess;
   /** Signed links for a customer's signature of a rental agreement. */
   signingLinks: SigningLinks;
+  /** A booking's client secret (the browser booking of the embedded components) and its checkout's hosted payment page. */
+  browserBooking: BrowserBookingLinks;
   /** The identity provider of the caller's environment (the sandbox for test keys). */
   identity: IdentityProvider;
   /** The caller's clock: real time, plus the business's sandbox clock for test keys. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { assertAccess, type OperationAccess } from '../access/permissions.ts';
+import { assertAccess, assertOwnBooking, type OperationAccess } from '../access/permissions.ts';
 import type { DomainContext } from './context.ts';
 import type { ErrorEntry } from './errors.ts';
 import { markingDb, nextCall, type CallEffect } from './idempotent-calls.ts';
@@ -67,6 +67,7 @@ export function defineOperation<Args extends z.ZodObject, Result>(spec: Operatio
       try {
         assertAccess(ctx.principal, spec.access);
         const args = parseInput(spec.args, rawArgs ?? {});
+        assertOwnBooking(ctx.principal, spec.access, args);
         return ctx.idempotent ? callOnce(spec, ctx, args, extras) : spec.run(ctx, args, extras);
       } catch (err) {
         return Promise.reject(err); // one promise, not an async wrapper: this is every request's path

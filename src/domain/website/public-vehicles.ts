@@ -7,7 +7,7 @@ import { pageQuery, toPage } from '../shared/pagination.ts';
 import { id } from '../shared/validation.ts';
 
 /** The vehicles the public fleet may show: those listed by a published website, while active. */
-async function publicFleet(ctx: DomainContext): Promise<Prisma.VehicleWhereInput> {
+export async function publicFleet(ctx: DomainContext): Promise<Prisma.VehicleWhereInput> {
   const website = await ctx.db.website.findUnique({ where: { businessId_livemode: { businessId: ctx.tenant.businessId, livemode: ctx.tenant.livemode } }, select: { published: true, publishedVehicleIds: true } });
   const ids = website?.published ? website.publishedVehicleIds : [];
   return { id: { in: ids }, status: 'active' };

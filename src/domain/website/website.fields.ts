@@ -10,6 +10,11 @@ export const WEBSITE_FIELDS: PublicFields = {
   contactEmail: { kind: 'string', nullable: true },
   contactPhone: { kind: 'string', nullable: true },
   publishedVehicleIds: { kind: 'strings', description: 'The vehicles the public fleet shows (while active).' },
+  allowedOrigins: {
+    kind: 'strings',
+    description:
+      "Origins (scheme://host[:port]) whose browsers may use this environment's publishable keys (the embedded booking components): CORS answers them, besides the verified custom domains (and in the sandbox http://localhost and http://127.0.0.1 on any port).",
+  },
   createdAt: { kind: 'datetime' },
   updatedAt: { kind: 'datetime' },
 };

@@ -20,7 +20,7 @@ import type { Deprecation } from '../../../rest-adapter/route.ts';
 export const GRAPHQL_PATH = '/graphql';
 
 /** How a request is served, decided by routing. */
-export type RequestKind = 'rest' | 'graphql' | 'graphiql';
+export type RequestKind = 'rest' | 'graphql' | 'graphiql' | 'embed';
 
 /** What brought the request: an HTTP request (REST, GraphQL, SSE), or an operation of a graphql-ws connection. */
 export type Transport = 'http' | 'websocket';
@@ -117,6 +117,8 @@ export interface EdgeContext {
   /** The client's address (the connection's, or a trusted proxy's X-Forwarded-For): src/http/edge/steps/client.ts. */
   client?: ClientAddress;
   rate?: RateDecision;
+  /** A publishable key's request from a browser: whether its Origin is one the business allows (browser-origin). */
+  browserOrigin?: 'allowed' | 'refused';
   idempotencyKey: string | null;
   /** The claim of the request's Idempotency-Key: what was committed under it (set with `idempotencyKey`). */
   idempotent?: IdempotentRequest;

@@ -6,8 +6,12 @@ import { agreementSigningStep } from './steps/agreement-signing.ts';
 import { apiReferenceStep } from './steps/api-reference.ts';
 import { auditStep } from './steps/audit.ts';
 import { bodyStep } from './steps/body.ts';
+import { browserOriginStep, browserOrigins } from './steps/browser-origin.ts';
+import { browserRateLimitStep } from './steps/browser-rate-limit.ts';
+import { checkoutPageStep } from './steps/checkout-page.ts';
 import { clientStep } from './steps/client.ts';
 import { corsStep } from './steps/cors.ts';
+import { embedScriptStep, embedThemeStep } from './steps/embed.ts';
 import { fileLinksStep } from './steps/file-links.ts';
 import { graphqlDocumentStep } from './steps/graphql-document.ts';
 import { graphqlParamsStep } from './steps/graphql-params.ts';
@@ -36,10 +40,11 @@ export { GRAPHQL_PATH };
  * idempotency key, the GraphQL operation, its access and input; last, a REST route runs.
  */
 export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup: RouteLookup; openapi: () => string }): EdgeStep[] {
-  const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment };
+  const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment, browserBookingSecrets: deps.browserBookingSecrets };
   const owners = ownerLookup(deps.prisma);
   return [
     clientStep(deps.trustProxy ?? { kind: 'none' }),
+    embedScriptStep(),
     corsStep(),
     healthStep(deps.health),
     ...(deps.metrics ? [metricsStep(deps.metrics, deps.metricsToken)] : []),
@@ -52,17 +57,21 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
       limiter: deps.limiter, limit: deps.limits.invitationAccept,
     }),
     opsScreenStep({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
+    checkoutPageStep({ owners, tenantDb: deps.tenantDb, secrets: deps.browserBookingSecrets, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, stripePublishableKey: deps.stripePublishableKey }),
     processorEventsStep({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     routingStep(parts.lookup, GRAPHQL_PATH),
     auditStep(deps.tenantDb),
     bodyStep(deps.bodyLimitBytes),
     opsSessionStep(principal),
     principalStep(principal),
+    browserOriginStep(browserOrigins(deps.tenantDb)),
     rateLimitStep({ limiter: deps.limiter, limits: deps.limits }),
+    embedThemeStep(deps.tenantDb),
     graphqlParamsStep(),
     idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs),
     graphqlDocumentStep(parts.schema),
     operationAccessStep(),
+    browserRateLimitStep({ limiter: deps.limiter, limit: deps.limits.browserBooking }),
     inputStep(),
     restStep(),
   ];

@@ -1,11 +1,13 @@
 import { EdgeErrors } from '../../edge.errors.ts';
 import type { Deprecation } from '../../../../rest-adapter/route.ts';
 import type { EdgeStep, MatchedRoute } from '../runner.ts';
+import { EMBED_THEME_PATH } from './embed.ts';
 
 export type RouteLookup = (method: string, pathname: string) => { kind: 'found'; route: MatchedRoute } | { kind: 'method_not_allowed'; allowed: string[] } | { kind: 'not_found' };
 
 /**
- * How a request is served: GraphQL (the GraphQL path), its GraphiQL page, or a REST route of
+ * How a request is served: GraphQL (the GraphQL path), its GraphiQL page, the embedded
+ * components' theme (a key's branding, src/http/edge/steps/embed.ts), or a REST route of
  * the table. An unknown path is 404 and a known path with another method 405 (with Allow),
  * before authentication. A REST request's operation is known from here on.
  */
@@ -18,6 +20,15 @@ export function routingStep(lookup: RouteLookup, graphqlPath: string): EdgeStep 
         const page = ctx.transport === 'http' && method === 'GET' && (ctx.request.header('accept') ?? '').includes('text/html');
         ctx.kind = page ? 'graphiql' : 'graphql';
         ctx.template = graphqlPath;
+        return;
+      }
+      if (pathname === EMBED_THEME_PATH) {
+        if (method !== 'GET') {
+          ctx.headers.Allow = 'GET';
+          throw EdgeErrors.methodNotAllowed(`${method} is not allowed on ${pathname}; use GET.`);
+        }
+        ctx.kind = 'embed';
+        ctx.template = EMBED_THEME_PATH;
         return;
       }
       const match = lookup(method, pathname);
