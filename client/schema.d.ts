@@ -1880,6 +1880,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List OAuth apps
+         * @description The OAuth apps this business registered in the key's environment, newest first.
+         */
+        get: operations["apps"];
+        put?: never;
+        /**
+         * Register an OAuth app
+         * @description Registers an OAuth app: a platform that connects to rental businesses, each granting it chosen permissions (authorization code with PKCE at /oauth/authorize and /oauth/token). The answer alone carries the client_secret: keep it. A test-mode app connects only to businesses in test mode.
+         */
+        post: operations["createApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an OAuth app
+         * @description An OAuth app this business registered (its client_secret is shown only when it is created).
+         */
+        get: operations["app"];
+        put?: never;
+        /**
+         * Update an OAuth app
+         * @description Changes only the fields sent. Connections already granted keep their scopes; new authorizations may ask only for the new ones.
+         */
+        post: operations["updateApp"];
+        /**
+         * Delete an OAuth app
+         * @description Deletes the app: its client stops at once, and the tokens of every business connected to it stop working (within 5 seconds in other API processes). Answers the app as it was.
+         */
+        delete: operations["deleteApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connected_apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected apps
+         * @description The OAuth apps connected to this business in the key's environment, with the scopes each was granted, newest first.
+         */
+        get: operations["connectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connected_apps/{connected_app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Ends the connection (app.deauthorized): the app's access and refresh tokens for this business stop working at once (within 5 seconds in other API processes). Answers the connection as it was.
+         */
+        delete: operations["disconnectApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test/bookings": {
         parameters: {
             query?: never;
@@ -3376,6 +3468,46 @@ export interface webhooks {
          * @description The website's branding was updated. Sent to every enabled endpoint subscribed to `branding.updated` or `*`; answer 2xx within the timeout, or it is retried.
          */
         post: operations["webhook_branding_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.authorized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.authorized
+         * @description An owner or admin connected an OAuth app to the business, granting it the scopes listed. Sent to every enabled endpoint subscribed to `app.authorized` or `*`; answer 2xx within the timeout, or it is retried.
+         */
+        post: operations["webhook_app_authorized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.deauthorized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.deauthorized
+         * @description The business disconnected an OAuth app (or a reused refresh token or code revoked the connection): the app's tokens stopped working. Sent to every enabled endpoint subscribed to `app.deauthorized` or `*`; answer 2xx within the timeout, or it is retried.
+         */
+        post: operations["webhook_app_deauthorized"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4958,6 +5090,57 @@ export interface components {
             /** Format: date-time */
             next_attempt_at: string;
         };
+        /** @description An OAuth app: a platform that connects to rental businesses, each granting it chosen permissions. */
+        App: {
+            /** @constant */
+            object: "app";
+            id: string;
+            livemode: boolean;
+            name: string;
+            /** @description The OAuth client_id the app sends to /oauth/authorize and /oauth/token. */
+            client_id: string;
+            /** @description The redirect URIs /oauth/authorize accepts, each matched exactly. */
+            redirect_uris: string[];
+            /** @description The permissions (bookings:read ...) the app may ask a business for. */
+            scopes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The OAuth client_secret: in the answer that registers the app, and never again. */
+            client_secret: string | null;
+        };
+        CreateAppInput: {
+            /** @description The name businesses see on the consent page. */
+            name: string;
+            /** @description Where /oauth/authorize may send the business back, each matched exactly: https, or http://localhost / http://127.0.0.1 for a test-mode app. */
+            redirect_uris: string[];
+            /** @description The permissions the app may ask for (bookings:read ...); a business grants these or fewer. */
+            scopes: string[];
+        };
+        UpdateAppInput: {
+            /** @description The name businesses see on the consent page. */
+            name?: string | null;
+            /** @description Where /oauth/authorize may send the business back, each matched exactly: https, or http://localhost / http://127.0.0.1 for a test-mode app. */
+            redirect_uris?: string[] | null;
+            /** @description The permissions the app may ask for (bookings:read ...); a business grants these or fewer. */
+            scopes?: string[] | null;
+        };
+        /** @description An app this business connected: the permissions one of its owners or admins granted it. */
+        ConnectedApp: {
+            /** @constant */
+            object: "connected_app";
+            id: string;
+            livemode: boolean;
+            /** @description The app (app_...). */
+            app_id: string;
+            /** @description The team member who approved the connection (mem_...). */
+            member_id: string;
+            /** @description The permissions granted to the app: its tokens can do exactly these. */
+            scopes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The app's name. */
+            app_name: string;
+        };
         /** @description Everything is optional: a vehicle and a customer are made, and the period starts in about an hour for 3 days. */
         TestBookingInput: {
             /** @description A vehicle of the sandbox; a new one is made when absent. */
@@ -5022,7 +5205,7 @@ export interface components {
              * @default rental.started
              * @enum {string}
              */
-            type: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
+            type: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated" | "app.authorized" | "app.deauthorized";
         };
         /** @description The caller's sandbox data was deleted; API keys, team and webhook endpoints stay. */
         SandboxReset: {
@@ -6495,6 +6678,52 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
+        /** @description The `app.authorized` event. An owner or admin connected an OAuth app to the business, granting it the scopes listed. */
+        AppAuthorizedEvent: {
+            /** @description The event id (evt_...); also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "app.authorized";
+            /** @constant */
+            api_version: "v1";
+            /**
+             * Format: date-time
+             * @description When the change that caused the event committed.
+             */
+            created_at: string;
+            /** @description The environment of the key (live or test) the change belongs to. */
+            livemode: boolean;
+            data: {
+                /** @description The connected app as the REST API shows it, after the change. */
+                object: components["schemas"]["ConnectedApp"] | components["schemas"]["TestWebhookObject"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description The `app.deauthorized` event. The business disconnected an OAuth app (or a reused refresh token or code revoked the connection): the app's tokens stopped working. */
+        AppDeauthorizedEvent: {
+            /** @description The event id (evt_...); also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "app.deauthorized";
+            /** @constant */
+            api_version: "v1";
+            /**
+             * Format: date-time
+             * @description When the change that caused the event committed.
+             */
+            created_at: string;
+            /** @description The environment of the key (live or test) the change belongs to. */
+            livemode: boolean;
+            data: {
+                /** @description The connected app as the REST API shows it, after the change. */
+                object: components["schemas"]["ConnectedApp"] | components["schemas"]["TestWebhookObject"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
     };
     responses: never;
     parameters: never;
@@ -6538,7 +6767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6643,7 +6872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6743,7 +6972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6866,7 +7095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6984,7 +7213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7104,7 +7333,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAvailability"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7195,7 +7424,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,7 +7558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7458,7 +7687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7561,7 +7790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7670,7 +7899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7806,7 +8035,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7917,7 +8146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8026,7 +8255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8144,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8277,7 +8506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8419,7 +8648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8552,7 +8781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8676,7 +8905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8785,7 +9014,7 @@ export interface operations {
                     "application/json": components["schemas"]["BookingTimeline"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8876,7 +9105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8993,7 +9222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9117,7 +9346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9250,7 +9479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9359,7 +9588,7 @@ export interface operations {
                     "application/json": components["schemas"]["PickupReadiness"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9479,7 +9708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9612,7 +9841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9745,7 +9974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9854,7 +10083,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9970,7 +10199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10094,7 +10323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10218,7 +10447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10327,7 +10556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Return"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10433,7 +10662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10571,7 +10800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10704,7 +10933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10837,7 +11066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10946,7 +11175,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11070,7 +11299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11188,7 +11417,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerificationMedia"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11279,7 +11508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11385,7 +11614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11518,7 +11747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11651,7 +11880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11760,7 +11989,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgreementStatus"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11866,7 +12095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11984,7 +12213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12090,7 +12319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12242,7 +12471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12376,7 +12605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12467,7 +12696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12573,7 +12802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12726,7 +12955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12859,7 +13088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13013,7 +13242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13133,7 +13362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13242,7 +13471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Charge"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13348,7 +13577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13490,7 +13719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13624,7 +13853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13768,7 +13997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13850,7 +14079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13956,7 +14185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14089,7 +14318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14234,7 +14463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14346,7 +14575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14446,7 +14675,7 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14546,7 +14775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14682,7 +14911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14818,7 +15047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14952,7 +15181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15057,7 +15286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15157,7 +15386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15279,7 +15508,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15390,7 +15619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15534,7 +15763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15616,7 +15845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15731,7 +15960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15865,7 +16094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16136,7 +16365,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16338,7 +16567,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16559,7 +16788,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16755,7 +16984,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16867,7 +17096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16979,7 +17208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17080,7 +17309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17180,7 +17409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17286,7 +17515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17395,7 +17624,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17510,7 +17739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17628,7 +17857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17731,7 +17960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17837,7 +18066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17931,7 +18160,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18035,7 +18264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18160,7 +18389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18260,7 +18489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18360,7 +18589,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18466,7 +18695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18578,7 +18807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Website"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18682,7 +18911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18776,7 +19005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Branding"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18878,7 +19107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18988,7 +19217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19070,7 +19299,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicVehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19144,7 +19373,7 @@ export interface operations {
                  * @description Only events of this type.
                  * @example booking.created
                  */
-                type?: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
+                type?: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated" | "app.authorized" | "app.deauthorized";
                 /**
                  * @description Only the events of this booking (bk_...).
                  * @example bk_01jd3m4k5n6p7q8r9s0t1v2w3x
@@ -19191,7 +19420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19273,7 +19502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19374,7 +19603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19479,7 +19708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19579,7 +19808,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19694,7 +19923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19824,7 +20053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19935,7 +20164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20020,6 +20249,760 @@ export interface operations {
             };
         };
     };
+    apps: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id after which the page starts (the next, older page): the previous page's last id. */
+                starting_after?: string;
+                /** @description The id before which the page ends (the previous, newer page): the current page's first id. */
+                ending_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: components["schemas"]["App"][];
+                        has_more: boolean;
+                        url: string;
+                    };
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Fleet Telematics",
+                 *       "redirect_uris": [
+                 *         "https://telematics.example.com/oauth/callback"
+                 *       ],
+                 *       "scopes": [
+                 *         "vehicles:read",
+                 *         "bookings:read"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAppInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `redirect_uri_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "redirect_uris": [
+                 *         "https://telematics.example.com/oauth/callback",
+                 *         "https://staging.telematics.example.com/oauth/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAppInput"] | null;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `redirect_uri_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectedApps: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id after which the page starts (the next, older page): the previous page's last id. */
+                starting_after?: string;
+                /** @description The id before which the page ends (the previous, newer page): the current page's first id. */
+                ending_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: components["schemas"]["ConnectedApp"][];
+                        has_more: boolean;
+                        url: string;
+                    };
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connection (capp_...).
+                 * @example capp_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                connected_app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedApp"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     testCreateBooking: {
         parameters: {
             query?: never;
@@ -20062,7 +21045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20186,7 +21169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20301,7 +21284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20434,7 +21417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20558,7 +21541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20682,7 +21665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20806,7 +21789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20939,7 +21922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21063,7 +22046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21196,7 +22179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21320,7 +22303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21444,7 +22427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21577,7 +22560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21710,7 +22693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21828,7 +22811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21922,7 +22905,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22022,7 +23005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24689,6 +25672,96 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BrandingUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received (any other status, a timeout or a network error): the delivery is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_app_authorized: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.
+                 * @example evt_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).
+                 * @example 1764039600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppAuthorizedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received (any other status, a timeout or a network error): the delivery is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_app_deauthorized: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.
+                 * @example evt_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).
+                 * @example 1764039600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppDeauthorizedEvent"];
             };
         };
         responses: {
