@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import * as oauth from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { createSignInLink, redeemSignInLink, SESSION_COOKIE } from '../src/ops/sessions.ts';
 import { createApiKey } from '../src/platform/api-keys.ts';
 import { addTeamMember } from '../src/platform/team-members.ts';
@@ -338,4 +339,29 @@ describe('OAuth apps on postgres', () => {
       await second.stop();
     }
   }, 90_000);
+
+  it('an expired access token answers token_expired; an unsupported grant type is unsupported_grant_type', async () => {
+    const { config, tokens } = await connect();
+    // An hour later, as far as the token's row says.
+    const row = await t.db.prisma.oAuthStore.findUniqueOrThrow({ where: { kind_id: { kind: 'AccessToken', id: tokens.access_token } } });
+    const past = Math.floor(Date.now() / 1000) - 60;
+    await t.db.prisma.oAuthStore.update({ where: { kind_id: { kind: 'AccessToken', id: tokens.access_token } }, data: { payload: { ...(row.payload as object), exp: past }, expiresAt: new Date(past * 1000) } });
+    const res = await bearer(tokens.access_token).get('/v1/bookings');
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'token_expired' });
+    const password = await oauth.genericGrantRequest(config, 'password', { username: 'a', password: 'b' }).catch((e: unknown) => e);
+    expect(password).toMatchObject({ error: 'unsupported_grant_type' });
+  });
+
+  it('the admin CLI lists a business\'s connected apps; deleting the app ends every connection\'s tokens', async () => {
+    const { tokens } = await connect();
+    const listed = (await runAdminCommand(t.db.prisma, ['app', 'connections'], { business: t.other.business_id })) as { app: string; state: string; scopes: string }[];
+    expect(listed).toContainEqual(expect.objectContaining({ app: app.id, app_name: 'Fleet Telematics', mode: 'test', state: 'connected', scopes: 'vehicles:read,bookings:read' }));
+    const other = await platform.post('/v1/apps', { name: 'Second App', redirect_uris: ['https://second.example.com/cb'], scopes: ['vehicles:read'] });
+    expect((await platform.call('DELETE', `/v1/apps/${other.body.id}`)).body).toMatchObject({ id: other.body.id, object: 'app' });
+    expect((await platform.get(`/v1/apps/${other.body.id}`)).status).toBe(404);
+    expect((await bearer(tokens.access_token).get('/v1/vehicles')).status).toBe(200);
+    expect((await platform.call('DELETE', `/v1/apps/${app.id}`)).status).toBe(200);
+    expect((await bearer(tokens.access_token).get('/v1/vehicles')).body.error.code).toBe('token_revoked');
+  });
 });
