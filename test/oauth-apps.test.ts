@@ -353,6 +353,18 @@ describe('OAuth apps on postgres', () => {
     expect(password).toMatchObject({ error: 'unsupported_grant_type' });
   });
 
+  it('two uses of one code at once: exactly one gets tokens', async () => {
+    const { context, page } = await signedIn('admin');
+    const flow = await authorize(page);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const callbackUrl = new URL(await flow.callback);
+    await context.close();
+    const exchange = () => oauth.authorizationCodeGrant(flow.config, callbackUrl, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    const outcomes = await Promise.allSettled([exchange(), exchange(), exchange()]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('the admin CLI lists a business\'s connected apps; deleting the app ends every connection\'s tokens', async () => {
     const { tokens } = await connect();
     const listed = (await runAdminCommand(t.db.prisma, ['app', 'connections'], { business: t.other.business_id })) as { app: string; state: string; scopes: string }[];

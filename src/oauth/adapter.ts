@@ -1,4 +1,4 @@
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 
@@ -70,7 +70,10 @@ export function prismaAdapter(prisma: PrismaClient): new (name: string) => Adapt
     }
 
     async consume(id: string): Promise<void> {
-      await prisma.oAuthStore.updateMany({ where: { kind: this.name, id }, data: { consumedAt: new Date() } });
+      // Atomic: of two uses of one code (or refresh token) at once, only one consumes it; the
+      // other is refused as the library refuses a used one it has read (invalid_grant).
+      const { count } = await prisma.oAuthStore.updateMany({ where: { kind: this.name, id, consumedAt: null }, data: { consumedAt: new Date() } });
+      if (count !== 1) throw new errors.InvalidGrant(`${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
     }
 
     async destroy(id: string): Promise<void> {
