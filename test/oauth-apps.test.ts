@@ -11,14 +11,14 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { launchBrowser, type TestBrowser } from './support/browser.ts';
 import { spawnServer } from './support/processes.ts';
-import { createVehicle } from './support/fixtures.ts';
+import { createBooking, createVehicle } from './support/fixtures.ts';
 import { graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 
 /*
  * OAuth apps end to end: a platform registers an app with its secret key; a rental business's
  * owner or admin connects it on the consent page (Chromium, signed in to the ops screen); the
  * third-party side is openid-client, a certified OAuth client library, never hand-written
- * requests: the code flow with PKCE, token use on REST and GraphQL, scope refusal, code reuse,
+ * requests: the code flow with PKCE, token use on REST, GraphQL, graphql-ws and SSE, scope refusal, code reuse,
  * a wrong verifier, a wrong secret, refresh rotation and reuse detection, deny, a viewer who
  * cannot approve, RFC 7009 revocation, disconnection by the business, and tenancy.
  */
@@ -351,6 +351,26 @@ describe('OAuth apps on postgres', () => {
     expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'token_expired' });
     const password = await oauth.genericGrantRequest(config, 'password', { username: 'a', password: 'b' }).catch((e: unknown) => e);
     expect(password).toMatchObject({ error: 'unsupported_grant_type' });
+  });
+
+  it('the token works over SSE too, with exactly its scopes: a subscription needing events:read is refused', async () => {
+    const { tokens } = await connect();
+    const sse = async (query: string, variables: Record<string, unknown> = {}) => {
+      const res = await fetch(`${t.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query, variables }),
+      });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const text = await res.text(); // the stream ends after the result
+      return text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as { data: unknown; errors?: { extensions: Record<string, unknown> }[] });
+    };
+    const [read] = await sse('{ vehicles(first: 5) { edges { node { id } } } }');
+    expect(read.errors).toBeUndefined();
+    expect(JSON.stringify(read.data)).toContain(vehicleId);
+    const booking = await createBooking(business, (await createVehicle(business)).id);
+    const [refused] = await sse('subscription($id: ID!) { bookingEvents(bookingId: $id) { id type } }', { id: booking.id });
+    expect(refused.errors?.[0].extensions).toMatchObject({ type: 'authorization_error', code: 'permission_denied', permission: 'events:read' });
   });
 
   it('two uses of one code at once: exactly one gets tokens', async () => {
