@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import * as oauth from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOps } from '../scripts/build-ops.mjs';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { createSignInLink, redeemSignInLink, SESSION_COOKIE } from '../src/ops/sessions.ts';
 import { createApiKey } from '../src/platform/api-keys.ts';
@@ -384,6 +385,22 @@ describe('OAuth apps on postgres', () => {
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ error: 'invalid_grant' });
   });
+
+  it('the ops screen lists the connected apps, and an admin disconnects one there', async () => {
+    await buildOps();
+    const { tokens } = await connect();
+    const connection = (await t.db.prisma.connectedApp.findFirstOrThrow({ where: { businessId: t.other.business_id, revokedAt: null }, orderBy: { id: 'desc' } })).id;
+    const { context, page } = await signedIn('admin');
+    await page.goto(`${t.baseUrl}/ops`);
+    const row = page.locator(`[data-app-connection="${connection}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Fleet Telematics');
+    expect(await row.textContent()).toContain('vehicles:read, bookings:read');
+    await row.getByRole('button', { name: 'Disconnect' }).click();
+    await row.waitFor({ state: 'detached' });
+    await context.close();
+    expect((await bearer(tokens.access_token).get('/v1/vehicles')).body.error.code).toBe('token_revoked');
+  }, 120_000);
 
   it('the admin CLI lists a business\'s connected apps; deleting the app ends every connection\'s tokens', async () => {
     const { tokens } = await connect();

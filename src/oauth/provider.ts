@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
 import { hashClientSecret } from '../domain/apps/client-credentials.ts';
@@ -43,9 +43,9 @@ export function isOAuthPath(pathname: string): boolean {
 
 export interface OAuthServer {
   /** The provider whose issuer is `origin` (the service's public URL when configured). */
-  provider(origin: string): Provider;
+  provider(origin: string): Promise<Provider>;
   /** Any provider of this process (reading a token needs no issuer). */
-  anyProvider(): Provider;
+  anyProvider(): Promise<Provider>;
   /** Serve a request of isOAuthPath. */
   serve(req: IncomingMessage, res: ServerResponse, origin: string): void;
 }
@@ -60,12 +60,17 @@ export interface OAuthServerDeps {
 }
 
 export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
-  const providers = new Map<string, Provider>();
+  const providers = new Map<string, Promise<Provider>>();
   const callbacks = new WeakMap<Provider, (req: IncomingMessage, res: ServerResponse) => unknown>();
-  // Signing keys are the library's need for ID tokens, which these grants never issue (no openid scope).
-  const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  // The library and a signing key are made on the first OAuth request, not at start-up (its
+  // import alone takes a good part of a second). The key is the library's need for ID tokens,
+  // which these grants never issue (no openid scope).
+  let signingKey: ReturnType<typeof makeKey> | undefined;
+  const makeKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
 
-  function make(issuer: string): Provider {
+  async function make(issuer: string): Promise<Provider> {
+    const { default: ProviderClass } = await import('oidc-provider');
+    signingKey ??= makeKey();
     const configuration: Configuration = {
       adapter: prismaAdapter(deps.prisma),
       clients: [],
@@ -105,7 +110,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
         ctx.body = out;
       },
     };
-    const provider = new Provider(issuer, configuration);
+    const provider = new ProviderClass(issuer, configuration);
     // The app's secret is stored as its SHA-256 (client_secret holds the hash): the library's documented hook for hashed secrets.
     provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret: string }, actual: string) {
       return Promise.resolve(timingSafeHexEqual(this.clientSecret, hashClientSecret(actual)));
@@ -143,10 +148,14 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     return provider;
   }
 
-  function provider(origin: string): Provider {
+  function provider(origin: string): Promise<Provider> {
     const issuer = deps.publicUrl ?? origin;
     let p = providers.get(issuer);
-    if (!p) providers.set(issuer, (p = make(issuer)));
+    if (!p) {
+      p = make(issuer);
+      providers.set(issuer, p);
+      p.catch(() => providers.delete(issuer));
+    }
     return p;
   }
 
@@ -154,12 +163,20 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     provider,
     anyProvider: () => providers.values().next().value ?? provider(deps.publicUrl ?? 'http://localhost'),
     serve(req, res, origin) {
-      const p = provider(origin);
       const url = req.url ?? '/';
       if (url === OAUTH_METADATA_PATH || url.startsWith(`${OAUTH_METADATA_PATH}?`)) req.url = DISCOVERY_PATH + url.slice(OAUTH_METADATA_PATH.length);
-      let callback = callbacks.get(p);
-      if (!callback) callbacks.set(p, (callback = p.callback()));
-      void callback(req, res);
+      provider(origin).then(
+        (p) => {
+          let callback = callbacks.get(p);
+          if (!callback) callbacks.set(p, (callback = p.callback()));
+          void callback(req, res);
+        },
+        (err: unknown) => {
+          log.error({ err }, 'the authorization server could not start');
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'server_error', error_description: 'The authorization server could not start.' }));
+        },
+      );
     },
   };
 }

@@ -27,7 +27,7 @@ export function appTokenPrincipal(prisma: PrismaClient, oauth: OAuthServer, toke
 }
 
 async function lookUp(prisma: PrismaClient, oauth: OAuthServer, token: string): Promise<Principal> {
-  const at = await oauth.anyProvider().AccessToken.find(token, { ignoreExpiration: true });
+  const at = await (await oauth.anyProvider()).AccessToken.find(token, { ignoreExpiration: true });
   if (!at) {
     const tombstone = await prisma.oAuthStore.findUnique({ where: { kind_id: { kind: 'AccessToken', id: token } }, select: { revokedAt: true } });
     if (tombstone?.revokedAt) throw AccessErrors.tokenRevoked();

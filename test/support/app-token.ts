@@ -16,7 +16,7 @@ export async function appAccessToken(db: Database, input: { platformBusinessId: 
   });
   const member = await db.prisma.teamMember.findFirst({ where: { businessId: input.businessId } });
   const server = createOAuthServer({ prisma: db.prisma, cookieKey: 'test', publicUrl: 'http://127.0.0.1', onGrantRevoked: async () => {} });
-  const provider = server.anyProvider();
+  const provider = await server.anyProvider();
   const accountId = accountOf(input.businessId, livemode);
   const grant = new provider.Grant({ accountId, clientId });
   grant.addOIDCScope(input.scopes.join(' '));

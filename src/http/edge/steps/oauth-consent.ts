@@ -73,7 +73,7 @@ document.getElementById('deny').addEventListener('click', () => decide('deny'));
 export function oauthConsentStep(deps: OAuthConsentDeps): EdgeStep {
   /** The authorization request waiting for a decision, and its app. */
   async function pending(ctx: EdgeContext, uid: string) {
-    const interaction = await deps.oauth.provider(ctx.request.origin).Interaction.find(uid);
+    const interaction = await (await deps.oauth.provider(ctx.request.origin)).Interaction.find(uid);
     if (!interaction) throw OAuthErrors.authorizationExpired();
     const clientId = String(interaction.params.client_id ?? '');
     const app = await deps.prisma.app.findUnique({ where: { clientId } });
@@ -109,7 +109,7 @@ export function oauthConsentStep(deps: OAuthConsentDeps): EdgeStep {
     const body = jsonObjectBody((await ctx.request.bytes(deps.bodyLimitBytes)).toString('utf8'));
     const { interaction, app, scopes } = await pending(ctx, uid);
     const { member, principal } = await openSession(deps.prisma, token, deps.now());
-    const provider = deps.oauth.provider(ctx.request.origin);
+    const provider = await deps.oauth.provider(ctx.request.origin);
     const finish = async (result: Record<string, unknown>) => {
       interaction.result = result;
       await interaction.save(Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000)));
