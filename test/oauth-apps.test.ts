@@ -268,6 +268,17 @@ describe('OAuth apps on postgres', () => {
     const forged = await fetch(page.url(), { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{"decision":"approve"}' });
     expect(forged.status).toBe(403);
     await context.close();
+
+    // A consent page opened from a link, in a browser that did not start the authorization, decides nothing.
+    const starter = await signedIn('admin');
+    await authorize(starter.page);
+    const consentUrl = starter.page.url();
+    await starter.context.close();
+    const victim = await signedIn('owner');
+    const opened = await victim.page.goto(consentUrl);
+    expect(opened?.status()).toBe(400);
+    expect(await opened?.json()).toMatchObject({ error: { type: 'invalid_request', code: 'authorization_other_browser' } });
+    await victim.context.close();
   });
 
   it('RFC 7009 revocation stops an access token at once', async () => {

@@ -9,6 +9,12 @@ export const OAuthErrors = errorCatalogue('oauth', {
     description: 'The authorization request behind the consent page is unknown or older than 10 minutes: start again from the app.',
     build: () => ({ message: 'This authorization request is unknown or expired (10 minutes). Start again from the app.' }),
   },
+  authorizationOtherBrowser: {
+    type: 'invalid_request',
+    code: 'authorization_other_browser',
+    description: 'The consent page was opened in a browser other than the one that started the authorization at /oauth/authorize (or its cookies were cleared): a business approves only what its own browser started.',
+    build: () => ({ message: 'This authorization was started in another browser. Start again from the app, in this browser.' }),
+  },
   approverRoleRequired: {
     type: 'authorization_error',
     code: 'approver_role_required',

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import Cookies from 'cookies';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
 import { hashClientSecret } from '../domain/apps/client-credentials.ts';
@@ -17,6 +18,8 @@ import { prismaAdapter } from './adapter.ts';
 
 export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 export const CONSENT_PATH = '/oauth/consent';
+/** The library's cookie naming the authorization a browser started (`provider.cookieName('interaction')`). */
+const INTERACTION_COOKIE = '_interaction';
 /** Where the library's own OpenID discovery document is served; the RFC 8414 path is answered from it. */
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
 
@@ -46,6 +49,11 @@ export interface OAuthServer {
   provider(origin: string): Promise<Provider>;
   /** Any provider of this process (reading a token needs no issuer). */
   anyProvider(): Promise<Provider>;
+  /**
+   * Whether the browser that sent `cookieHeader` is the one the authorization `uid` began in:
+   * it holds the library's signed interaction cookie for it.
+   */
+  startedHere(cookieHeader: string | null, uid: string): boolean;
   /** Serve a request of isOAuthPath. */
   serve(req: IncomingMessage, res: ServerResponse, origin: string): void;
 }
@@ -161,6 +169,12 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
 
   return {
     provider,
+    startedHere(cookieHeader, uid) {
+      if (!cookieHeader) return false;
+      // The library's own cookie jar (cookies, as Koa reads them), over the request's Cookie header only.
+      const jar = new Cookies({ headers: { cookie: cookieHeader } } as IncomingMessage, { getHeader: () => undefined, setHeader: () => {} } as unknown as ServerResponse, { keys: [deps.cookieKey] });
+      return jar.get(INTERACTION_COOKIE, { signed: true }) === uid;
+    },
     anyProvider: () => providers.values().next().value ?? provider(deps.publicUrl ?? 'http://localhost'),
     serve(req, res, origin) {
       const url = req.url ?? '/';

@@ -75,6 +75,8 @@ export function oauthConsentStep(deps: OAuthConsentDeps): EdgeStep {
   async function pending(ctx: EdgeContext, uid: string) {
     const interaction = await (await deps.oauth.provider(ctx.request.origin)).Interaction.find(uid);
     if (!interaction) throw OAuthErrors.authorizationExpired();
+    // Only the browser that began the authorization may decide it: a link to another's consent page is refused.
+    if (!deps.oauth.startedHere(ctx.request.header('cookie'), uid)) throw OAuthErrors.authorizationOtherBrowser();
     const clientId = String(interaction.params.client_id ?? '');
     const app = await deps.prisma.app.findUnique({ where: { clientId } });
     if (!app || app.deletedAt) throw OAuthErrors.authorizationExpired();
