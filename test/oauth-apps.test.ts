@@ -5,6 +5,7 @@ import * as oauth from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOps } from '../scripts/build-ops.mjs';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
+import { sweepExpiredOAuthRows } from '../src/oauth/adapter.ts';
 import { createSignInLink, redeemSignInLink, SESSION_COOKIE } from '../src/ops/sessions.ts';
 import { createApiKey } from '../src/platform/api-keys.ts';
 import { addTeamMember } from '../src/platform/team-members.ts';
@@ -383,6 +384,19 @@ describe('OAuth apps on postgres', () => {
     const booking = await createBooking(business, (await createVehicle(business)).id);
     const [refused] = await sse('subscription($id: ID!) { bookingEvents(bookingId: $id) { id type } }', { id: booking.id });
     expect(refused.errors?.[0].extensions).toMatchObject({ type: 'authorization_error', code: 'permission_denied', permission: 'events:read' });
+  });
+
+  it('the maintenance sweep forgets authorization-server rows a day past their expiry, and keeps the rest', async () => {
+    const now = new Date();
+    await t.db.prisma.oAuthStore.createMany({
+      data: [
+        { kind: 'AccessToken', id: `old-${++n}`, payload: {}, expiresAt: new Date(now.getTime() - 2 * 86_400_000), revokedAt: now },
+        { kind: 'AccessToken', id: `recent-${n}`, payload: {}, expiresAt: new Date(now.getTime() - 3_600_000) },
+      ],
+    });
+    expect(await sweepExpiredOAuthRows(t.db.prisma, now)).toBeGreaterThanOrEqual(1);
+    const left = await t.db.prisma.oAuthStore.findMany({ where: { id: { in: [`old-${n}`, `recent-${n}`] } } });
+    expect(left.map((r) => r.id)).toEqual([`recent-${n}`]);
   });
 
   it('two uses of one code at once: exactly one gets tokens', async () => {

@@ -94,3 +94,14 @@ export function prismaAdapter(prisma: PrismaClient): new (name: string) => Adapt
     }
   };
 }
+
+/**
+ * Forget what the authorization server no longer needs: rows a day past their expiry (codes,
+ * tokens, interactions, and the access tokens kept as revoked), in batches. Run by the
+ * maintenance jobs with the idempotency sweep.
+ */
+export async function sweepExpiredOAuthRows(prisma: PrismaClient, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - 86_400_000);
+  const { count } = await prisma.oAuthStore.deleteMany({ where: { expiresAt: { lt: before } } });
+  return count;
+}

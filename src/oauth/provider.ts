@@ -95,8 +95,9 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
         revocation: { enabled: true },
         introspection: { enabled: false },
         userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
       },
-      routes: { authorization: '/oauth/authorize', token: '/oauth/token', revocation: '/oauth/revoke', jwks: '/oauth/jwks', end_session: '/oauth/session/end' },
+      routes: { authorization: '/oauth/authorize', token: '/oauth/token', revocation: '/oauth/revoke', jwks: '/oauth/jwks' },
       ttl: { AccessToken: ACCESS_TOKEN_TTL_S, AuthorizationCode: CODE_TTL_S, RefreshToken: REFRESH_TOKEN_TTL_S, Grant: REFRESH_TOKEN_TTL_S, Interaction: CODE_TTL_S, Session: CODE_TTL_S },
       // Every grant comes with a refresh token, and each use of one rotates it; presenting a used one revokes the grant (the library's reuse detection).
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
