@@ -13,6 +13,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { launchBrowser, type TestBrowser } from './support/browser.ts';
 import { spawnServer } from './support/processes.ts';
+import { appAccessToken } from './support/app-token.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
 import { graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 
@@ -437,5 +438,23 @@ describe('OAuth apps on postgres', () => {
     expect((await bearer(tokens.access_token).get('/v1/vehicles')).status).toBe(200);
     expect((await platform.call('DELETE', `/v1/apps/${app.id}`)).status).toBe(200);
     expect((await bearer(tokens.access_token).get('/v1/vehicles')).body.error.code).toBe('token_revoked');
+  });
+});
+
+describe('OAuth apps: rate limits', () => {
+  let t: TestApp;
+  afterAll(async () => t?.close());
+
+  it('count per app and business: one connection over its limit leaves another app and the business\'s own key alone', async () => {
+    t = await startTestApp('pglite', { rateLimitTest: 3 });
+    const scopes = ['vehicles:read'];
+    const first = restClient(t.baseUrl, await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: t.business.business_id, scopes }));
+    const second = restClient(t.baseUrl, await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: t.business.business_id, scopes }));
+    for (let i = 0; i < 3; i++) expect((await first.get('/v1/vehicles')).status).toBe(200);
+    const limited = await first.get('/v1/vehicles');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect((await second.get('/v1/vehicles')).status).toBe(200);
+    expect((await restClient(t.baseUrl, t.business.test_secret_key).get('/v1/vehicles')).status).toBe(200);
   });
 });
