@@ -1880,6 +1880,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List OAuth apps
+         * @description The OAuth apps this business registered in the key's environment, newest first.
+         */
+        get: operations["apps"];
+        put?: never;
+        /**
+         * Register an OAuth app
+         * @description Registers an OAuth app: a platform that connects to rental businesses, each granting it chosen permissions (authorization code with PKCE at /oauth/authorize and /oauth/token). The answer alone carries the client_secret: keep it. A test-mode app connects only to businesses in test mode.
+         */
+        post: operations["createApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an OAuth app
+         * @description An OAuth app this business registered (its client_secret is shown only when it is created).
+         */
+        get: operations["app"];
+        put?: never;
+        /**
+         * Update an OAuth app
+         * @description Changes only the fields sent. Connections already granted keep their scopes; new authorizations may ask only for the new ones.
+         */
+        post: operations["updateApp"];
+        /**
+         * Delete an OAuth app
+         * @description Deletes the app: its client stops at once, and the tokens of every business connected to it stop working (within 5 seconds in other API processes). Answers the app as it was.
+         */
+        delete: operations["deleteApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connected_apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected apps
+         * @description The OAuth apps connected to this business in the key's environment, with the scopes each was granted, newest first.
+         */
+        get: operations["connectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connected_apps/{connected_app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Ends the connection (app.deauthorized): the app's access and refresh tokens for this business stop working at once (within 5 seconds in other API processes). Answers the connection as it was.
+         */
+        delete: operations["disconnectApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test/bookings": {
         parameters: {
             query?: never;
@@ -3376,6 +3468,46 @@ export interface webhooks {
          * @description The website's branding was updated. Sent to every enabled endpoint subscribed to `branding.updated` or `*`; answer 2xx within the timeout, or it is retried.
          */
         post: operations["webhook_branding_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.authorized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.authorized
+         * @description An owner or admin connected an OAuth app to the business, granting it the scopes listed. Sent to every enabled endpoint subscribed to `app.authorized` or `*`; answer 2xx within the timeout, or it is retried.
+         */
+        post: operations["webhook_app_authorized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.deauthorized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.deauthorized
+         * @description The business disconnected an OAuth app (or a reused refresh token or code revoked the connection): the app's tokens stopped working. Sent to every enabled endpoint subscribed to `app.deauthorized` or `*`; answer 2xx within the timeout, or it is retried.
+         */
+        post: operations["webhook_app_deauthorized"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5013,6 +5145,57 @@ export interface components {
             /** Format: date-time */
             next_attempt_at: string;
         };
+        /** @description An OAuth app: a platform that connects to rental businesses, each granting it chosen permissions. */
+        App: {
+            /** @constant */
+            object: "app";
+            id: string;
+            livemode: boolean;
+            name: string;
+            /** @description The OAuth client_id the app sends to /oauth/authorize and /oauth/token. */
+            client_id: string;
+            /** @description The redirect URIs /oauth/authorize accepts, each matched exactly. */
+            redirect_uris: string[];
+            /** @description The permissions (bookings:read ...) the app may ask a business for. */
+            scopes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The OAuth client_secret: in the answer that registers the app, and never again. */
+            client_secret: string | null;
+        };
+        CreateAppInput: {
+            /** @description The name businesses see on the consent page. */
+            name: string;
+            /** @description Where /oauth/authorize may send the business back, each matched exactly: https, or http://localhost / http://127.0.0.1 for a test-mode app. */
+            redirect_uris: string[];
+            /** @description The permissions the app may ask for (bookings:read ...); a business grants these or fewer. */
+            scopes: string[];
+        };
+        UpdateAppInput: {
+            /** @description The name businesses see on the consent page. */
+            name?: string | null;
+            /** @description Where /oauth/authorize may send the business back, each matched exactly: https, or http://localhost / http://127.0.0.1 for a test-mode app. */
+            redirect_uris?: string[] | null;
+            /** @description The permissions the app may ask for (bookings:read ...); a business grants these or fewer. */
+            scopes?: string[] | null;
+        };
+        /** @description An app this business connected: the permissions one of its owners or admins granted it. */
+        ConnectedApp: {
+            /** @constant */
+            object: "connected_app";
+            id: string;
+            livemode: boolean;
+            /** @description The app (app_...). */
+            app_id: string;
+            /** @description The team member who approved the connection (mem_...). */
+            member_id: string;
+            /** @description The permissions granted to the app: its tokens can do exactly these. */
+            scopes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The app's name. */
+            app_name: string;
+        };
         /** @description Everything is optional: a vehicle and a customer are made, and the period starts in about an hour for 3 days. */
         TestBookingInput: {
             /** @description A vehicle of the sandbox; a new one is made when absent. */
@@ -5077,7 +5260,7 @@ export interface components {
              * @default rental.started
              * @enum {string}
              */
-            type: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
+            type: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated" | "app.authorized" | "app.deauthorized";
         };
         /** @description The caller's sandbox data was deleted; API keys, team and webhook endpoints stay. */
         SandboxReset: {
@@ -6551,6 +6734,52 @@ export interface components {
             };
             request: components["schemas"]["EventRequest"];
         };
+        /** @description The `app.authorized` event. An owner or admin connected an OAuth app to the business, granting it the scopes listed. */
+        AppAuthorizedEvent: {
+            /** @description The event id (evt_...); also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "app.authorized";
+            /** @constant */
+            api_version: "v1";
+            /**
+             * Format: date-time
+             * @description When the change that caused the event committed.
+             */
+            created_at: string;
+            /** @description The environment of the key (live or test) the change belongs to. */
+            livemode: boolean;
+            data: {
+                /** @description The connected app as the REST API shows it, after the change. */
+                object: components["schemas"]["ConnectedApp"] | components["schemas"]["TestWebhookObject"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description The `app.deauthorized` event. The business disconnected an OAuth app (or a reused refresh token or code revoked the connection): the app's tokens stopped working. */
+        AppDeauthorizedEvent: {
+            /** @description The event id (evt_...); also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "app.deauthorized";
+            /** @constant */
+            api_version: "v1";
+            /**
+             * Format: date-time
+             * @description When the change that caused the event committed.
+             */
+            created_at: string;
+            /** @description The environment of the key (live or test) the change belongs to. */
+            livemode: boolean;
+            data: {
+                /** @description The connected app as the REST API shows it, after the change. */
+                object: components["schemas"]["ConnectedApp"] | components["schemas"]["TestWebhookObject"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
     };
     responses: never;
     parameters: never;
@@ -6636,7 +6865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6776,7 +7005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6911,7 +7140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7069,7 +7298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7222,7 +7451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7363,7 +7592,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAvailability"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7485,7 +7714,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7650,7 +7879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7821,7 +8050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7964,7 +8193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8113,7 +8342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8314,7 +8543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8483,7 +8712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8650,7 +8879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8826,7 +9055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9017,7 +9246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9221,7 +9450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9407,7 +9636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9592,7 +9821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9774,7 +10003,7 @@ export interface operations {
                     "application/json": components["schemas"]["BookingTimeline"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9886,7 +10115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10024,7 +10253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10172,7 +10401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10325,7 +10554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10479,7 +10708,7 @@ export interface operations {
                     "application/json": components["schemas"]["PickupReadiness"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10619,7 +10848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10772,7 +11001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10962,7 +11191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11083,7 +11312,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11211,7 +11440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11353,7 +11582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11495,7 +11724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11618,7 +11847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Return"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11744,7 +11973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11896,7 +12125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12043,7 +12272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12190,7 +12419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12328,7 +12557,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12481,7 +12710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12617,7 +12846,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerificationMedia"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12735,7 +12964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12874,7 +13103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13034,7 +13263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13190,7 +13419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13312,7 +13541,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgreementStatus"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13439,7 +13668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13578,7 +13807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13711,7 +13940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13884,7 +14113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14040,7 +14269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14151,7 +14380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14283,7 +14512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14454,7 +14683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14609,7 +14838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14801,7 +15030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14952,7 +15181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15092,7 +15321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Charge"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15231,7 +15460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15404,7 +15633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15564,7 +15793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15741,7 +15970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15849,7 +16078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15985,7 +16214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16146,7 +16375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16329,7 +16558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16450,7 +16679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16567,7 +16796,7 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16684,7 +16913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16851,7 +17080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17013,7 +17242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17168,7 +17397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17287,7 +17516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17401,7 +17630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17588,7 +17817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17718,7 +17947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17900,7 +18129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18013,7 +18242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18147,7 +18376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18300,7 +18529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18571,7 +18800,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18773,7 +19002,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18994,7 +19223,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19190,7 +19419,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19364,7 +19593,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19504,7 +19733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19626,7 +19855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19747,7 +19976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19876,7 +20105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20040,7 +20269,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20210,7 +20439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20383,7 +20612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20507,7 +20736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20634,7 +20863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20760,7 +20989,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20896,7 +21125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21056,7 +21285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21184,7 +21413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21306,7 +21535,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21444,7 +21673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21571,7 +21800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Website"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21693,7 +21922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21801,7 +22030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Branding"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21917,7 +22146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22060,7 +22289,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22168,7 +22397,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicVehicle"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22242,7 +22471,7 @@ export interface operations {
                  * @description Only events of this type.
                  * @example booking.created
                  */
-                type?: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated";
+                type?: "booking.created" | "booking.checkout_started" | "booking.confirmed" | "booking.canceled" | "booking.problem" | "booking.updated" | "booking.extended" | "booking.resumed" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.refund_failed" | "identity.processing" | "identity.verified" | "identity.rejected" | "agreement.created" | "agreement.sent" | "agreement.signed" | "agreement.voided" | "insurance.submitted" | "insurance.approved" | "insurance.rejected" | "deposit.secured" | "deposit.released" | "deposit.captured" | "deposit.capture_failed" | "pickup.ready" | "rental.started" | "rental.late" | "return.submitted" | "rental.completed" | "charge.created" | "charge.succeeded" | "charge.failed" | "charge.waived" | "dispute.created" | "dispute.updated" | "dispute.approved" | "dispute.closed" | "domain.created" | "domain.verified" | "message.created" | "message.sent" | "message.failed" | "delivery.retrying" | "team_member.created" | "team_member.updated" | "team_member.removed" | "invitation.created" | "invitation.revoked" | "vehicle.updated" | "vehicle.archived" | "customer.created" | "business.updated" | "business.settings_updated" | "website.updated" | "branding.updated" | "app.authorized" | "app.deauthorized";
                 /**
                  * @description Only the events of this booking (bk_...).
                  * @example bk_01jd3m4k5n6p7q8r9s0t1v2w3x
@@ -22368,7 +22597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22522,7 +22751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22646,7 +22875,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22767,7 +22996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22883,7 +23112,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23014,7 +23243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23168,7 +23397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23298,7 +23527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23344,6 +23573,760 @@ export interface operations {
                 };
             };
             /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apps: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id after which the page starts (the next, older page): the previous page's last id. */
+                starting_after?: string;
+                /** @description The id before which the page ends (the previous, newer page): the current page's first id. */
+                ending_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: components["schemas"]["App"][];
+                        has_more: boolean;
+                        url: string;
+                    };
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Fleet Telematics",
+                 *       "redirect_uris": [
+                 *         "https://telematics.example.com/oauth/callback"
+                 *       ],
+                 *       "scopes": [
+                 *         "vehicles:read",
+                 *         "bookings:read"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAppInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `redirect_uri_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "redirect_uris": [
+                 *         "https://telematics.example.com/oauth/callback",
+                 *         "https://staging.telematics.example.com/oauth/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAppInput"] | null;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `redirect_uri_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectedApps: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id after which the page starts (the next, older page): the previous page's last id. */
+                starting_after?: string;
+                /** @description The id before which the page ends (the previous, newer page): the current page's first id. */
+                ending_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: components["schemas"]["ConnectedApp"][];
+                        has_more: boolean;
+                        url: string;
+                    };
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connection (capp_...).
+                 * @example capp_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                connected_app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedApp"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -23438,7 +24421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23581,7 +24564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23702,7 +24685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23864,7 +24847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24007,7 +24990,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24150,7 +25133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24293,7 +25276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24439,7 +25422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24582,7 +25565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24728,7 +25711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24870,7 +25853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25012,7 +25995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25171,7 +26154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25376,7 +26359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25530,7 +26513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25634,7 +26617,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25744,7 +26727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28411,6 +29394,96 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BrandingUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received (any other status, a timeout or a network error): the delivery is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_app_authorized: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.
+                 * @example evt_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).
+                 * @example 1764039600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppAuthorizedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received (any other status, a timeout or a network error): the delivery is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_app_deauthorized: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (evt_...): the same on every retry of one event, so a receiver can deduplicate.
+                 * @example evt_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock (replays).
+                 * @example 1764039600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the endpoint secret's bytes (base64 after `whsec_`). Compare in constant time; any `standardwebhooks` library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppDeauthorizedEvent"];
             };
         };
         responses: {

@@ -74,6 +74,8 @@ export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   // Called with the ops screen's session cookie instead of a key: an ended session, another
   // origin's page, and on a state-changing request a missing or wrong CSRF token.
   codes.add('session_required').add('origin_not_allowed');
+  // Called with an OAuth app's access token: expired, or revoked (the business disconnected the app).
+  codes.add('token_expired').add('token_revoked');
   if (c.route.method !== 'GET') codes.add('csrf_token_invalid');
   const op = c.operation;
   if (op?.access.sandbox) codes.add('sandbox_only');

@@ -30,6 +30,8 @@ import type { RestRoute } from '../rest-adapter/route.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestObserver } from './http/observe.ts';
 import { webhookQueueDepth } from './webhooks/queue-depth.ts';
+import { createOAuthServer, isOAuthPath } from './oauth/provider.ts';
+import { endConnection } from './oauth/connections.ts';
 
 /** Test keys: the sandbox. Live keys: Stripe Identity when STRIPE_SECRET_KEY is set, else a clear 502. */
 async function configuredIdentityProviders(config: AppConfig): Promise<EdgeDeps['identityProviders']> {
@@ -112,7 +114,7 @@ export async function buildApp(options: {
   const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(prisma) });
   // Independent of each other, so started together: a restart waits for the slowest of these
   // round trips to the database, not for their sum.
-  const [relay, worker, agreementLinks, fileLinks, browserBookings, configured, identityProviders, storage, readStripeEvent] = await Promise.all([
+  const [relay, worker, agreementLinks, fileLinks, browserBookings, configured, identityProviders, storage, readStripeEvent, oauthCookies] = await Promise.all([
     startEventRelay(db, events.pubsub),
     config.webhookWorker ? startDeliveryWorker(db, { ...workerOptions(config), onAttempt: metrics.delivery }) : null,
     platformSecret(prisma, 'agreement_links'),
@@ -122,7 +124,9 @@ export async function buildApp(options: {
     options.identityProviders ?? configuredIdentityProviders(config),
     configuredStorage(config),
     configuredEventReader(config),
+    platformSecret(prisma, 'oauth_cookies'),
   ]);
+  const oauth = createOAuthServer({ prisma, cookieKey: oauthCookies, publicUrl: config.publicUrl, onGrantRevoked: (grantId) => endConnection(prisma, tenantDb, grantId) });
   const limiter = createRateLimiter(config.redisUrl);
   const hostEnvironment = (hostname: string): 'live' | 'test' | null =>
     config.sandboxHost && hostname === config.sandboxHost ? 'test' : config.productionHost && hostname === config.productionHost ? 'live' : null;
@@ -157,6 +161,7 @@ export async function buildApp(options: {
     metricsToken: config.metricsToken,
     trustProxy: config.trustProxy,
     adjustEdge: options.adjustEdge,
+    oauth,
   });
 
   /** A request's id and audit trail, its scope for code far from the handler (error masking, the tenant scope's audit). */
@@ -183,7 +188,7 @@ export async function buildApp(options: {
    * Node's requests: GraphQL into yoga (it executes them), every other request on the Node
    * server's own path (src/http/transports/node.ts); both run the edge's steps.
    */
-  const listener = nodeListener(steps, { observe, graphql: (req, res, f) => void pipeline(req, res, { frame: f }) });
+  const listener = nodeListener(steps, { observe, graphql: (req, res, f) => void pipeline(req, res, { frame: f }), oauth: { takes: isOAuthPath, serve: oauth.serve } });
 
   const maintenance = startMaintenance({
     prisma,

@@ -70,7 +70,7 @@ describe.each(ENGINES)('audit export on %s', (engine) => {
     expect(parsed.map((r) => r.id)).toEqual(live.map((r) => r.id));
     expect(parsed[0]).toEqual({
       id: live[0].id, object: 'audit_record', business_id: businessId, livemode: true, created_at: live[0].createdAt.toISOString(), request_id: live[0].requestId,
-      api_key_id: 'key_export', member_id: null, method: 'POST', path: '/v1/bookings/bk_0/cancel', operation: 'cancelBooking', status: 200, booking_id: 'bk_0', objects: ['bk_0', 'pay_0'],
+      api_key_id: 'key_export', member_id: null, app_id: null, method: 'POST', path: '/v1/bookings/bk_0/cancel', operation: 'cancelBooking', status: 200, booking_id: 'bk_0', objects: ['bk_0', 'pay_0'],
     });
   });
 

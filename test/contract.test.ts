@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHandlerRoute, type RestRoute } from '../rest-adapter/route.ts';
 import { routes } from '../rest-adapter/routes/index.ts';
 import { TENANT_MODELS } from '../src/db/tenant-db.ts';
+import { appAccessToken } from './support/app-token.ts';
 import { ENGINES, restClient, startTestApp, type ApiResponse, type TestApp } from './support/app.ts';
 import { bodyTextOf, mutatedBodyOf, pathSegmentOf, valueOf } from './support/fuzz.ts';
 import { makeRow, models } from './support/rows.ts';
@@ -11,7 +12,7 @@ import { makeRow, models } from './support/rows.ts';
  * The contract every route keeps, generated from the route table: a route added later is
  * covered with no new test code (a new kind of path id needs its model found below, by name).
  *
- * For each route: no key 401; a publishable key 403 unless the route is public; a live key
+ * For each route: no key 401 (an OAuth app's token of an ended connection too); a publishable key 403 unless the route is public; a live key
  * on /v1/test/* 403; another business's id and the other environment's id answer exactly like
  * an unknown id (404); malformed JSON 400; an unknown parameter 422; a POST replayed with its
  * Idempotency-Key answers the same. Then a fuzz over the route's input schema: never a 5xx,
@@ -95,12 +96,16 @@ describe.each(ENGINES)('route contract on %s', (engine) => {
     return parts.join('|');
   }
 
+  let disconnectedAppToken: string;
   beforeAll(async () => {
     t = await startTestApp(engine);
     doc = (await client(null).get('/v1/openapi.json')).body as OpenApi;
     await rowsOf({ businessId: t.business.business_id, livemode: false }, own);
     await rowsOf({ businessId: t.other.business_id, livemode: false }, foreign);
     await rowsOf({ businessId: t.business.business_id, livemode: true }, otherEnvironment);
+    // An OAuth app's access token whose connection the business ended.
+    disconnectedAppToken = await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: t.business.business_id, scopes: ['bookings:read'] });
+    await t.db.prisma.connectedApp.updateMany({ where: { businessId: t.business.business_id }, data: { revokedAt: new Date() } });
   });
   afterAll(async () => {
     console.log(`route contract on ${engine}: ${routes.length} routes, ${counted} generated cases`);
@@ -122,6 +127,7 @@ describe.each(ENGINES)('route contract on %s', (engine) => {
     it('answers no key with 401 missing_api_key and an unknown key with 401 invalid_api_key', async () => {
       expectError(route, await call(null, path()), 401, 'missing_api_key');
       expectError(route, await call('svc_test_sk_' + 'x'.repeat(40), path()), 401, 'invalid_api_key');
+      expectError(route, await call(disconnectedAppToken, path()), 401, 'token_revoked');
     });
 
     it('answers a publishable key with 403 unless the route is public, and a live key on /v1/test/* with 403 sandbox_only', async () => {

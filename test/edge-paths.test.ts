@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestRoute } from '../rest-adapter/route.ts';
 import { routes } from '../rest-adapter/routes/index.ts';
 import { createSignInLink, redeemSignInLink } from '../src/ops/sessions.ts';
+import { appAccessToken } from './support/app-token.ts';
 import { createApiKey, revokeApiKey } from '../src/platform/api-keys.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { ENGINES, startTestApp, type TestApp } from './support/app.ts';
@@ -93,8 +94,10 @@ describe.each(ENGINES)('the Node path and the pipeline on %s', (engine) => {
     const viewer = await t.db.prisma.teamMember.create({ data: { id: newId('teamMember'), businessId: owner.businessId, email: 'viewer@example.com', name: 'Viewer', role: 'viewer', permissions: [] } });
     const link = await createSignInLink(t.db.prisma, { businessId: owner.businessId, memberId: viewer.id, livemode: false });
     const session = await redeemSignInLink(t.db.prisma, link.token, new Date());
+    const appToken = await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: owner.businessId, scopes: ['bookings:read', 'vehicles:read'] });
     callers.push(
       { name: 'secret key', host: SANDBOX_HOST, headers: bearer(t.business.test_secret_key) },
+      { name: 'OAuth app access token', host: SANDBOX_HOST, headers: bearer(appToken) },
       { name: 'restricted key', host: SANDBOX_HOST, headers: bearer(restricted.key) },
       { name: 'member-bound key', host: SANDBOX_HOST, headers: bearer(memberKey.key) },
       { name: 'publishable key', host: SANDBOX_HOST, headers: bearer(t.business.test_public_key) },

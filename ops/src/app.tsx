@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, can, currentSession, NO_ACCESS, signIn, signOut, type OpsSession } from './api.ts';
-import { loadBoard, retryDelivery, type Board, type BookingRow, type Section } from './board.ts';
+import { disconnectApp, loadBoard, retryDelivery, type Board, type BookingRow, type Section } from './board.ts';
 import { liveEvents, type FeedEvent, type LiveStatus } from './live.ts';
 
 type View = { kind: 'loading' } | { kind: 'signed_out'; problem?: string } | { kind: 'board'; session: OpsSession };
@@ -98,6 +98,7 @@ function BoardView({ session, onSignedOut }: { session: OpsSession; onSignedOut(
   }, [session]);
 
   const writeWebhooks = can(session, 'webhooks:write');
+  const writeBusiness = can(session, 'business:write');
   return (
     <div class="board">
       <header>
@@ -162,6 +163,19 @@ function BoardView({ session, onSignedOut }: { session: OpsSession; onSignedOut(
               <li><span>collected</span><b>{money(m.grossCents, m.currency)}</b></li>
               <li><span>refunded</span><b>{money(m.refundsCents, m.currency)}</b></li>
               <li><span>net</span><b>{money(m.netCents, m.currency)}</b></li>
+            </ul>
+          )}
+        </Panel>
+        <Panel title="Connected apps" section={board?.apps} testId="apps">
+          {(rows) => rows.length === 0 ? <p class="empty">No app is connected.</p> : (
+            <ul class="rows">
+              {rows.map((a) => (
+                <li key={a.id} data-app-connection={a.id}>
+                  <div class="url">{a.appName}</div>
+                  <div class="sub">{a.scopes.join(', ')} · since {time(a.createdAt)}</div>
+                  {writeBusiness && <button type="button" class="write" onClick={async () => { await disconnectApp(session, a.id); void refresh(); }}>Disconnect</button>}
+                </li>
+              ))}
             </ul>
           )}
         </Panel>

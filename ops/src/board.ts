@@ -34,6 +34,15 @@ export interface Board {
   disputes: Section<DisputeRow[]>;
   webhooks: Section<FailingEndpoint[]>;
   money: Section<{ currency: string; grossCents: number; refundsCents: number; netCents: number }>;
+  apps: Section<ConnectedAppRow[]>;
+}
+
+/** An OAuth app connected to the business (GET /v1/connected_apps). */
+export interface ConnectedAppRow {
+  id: string;
+  appName: string;
+  scopes: string[];
+  createdAt: string;
 }
 
 export const BOOKING_STATES = [
@@ -126,12 +135,24 @@ async function moneySection(session: OpsSession) {
   return map(data, (d) => ({ currency: d.revenueReport.currency, ...d.revenueReport.totals }));
 }
 
+/** The OAuth apps connected to the business (business:read). */
+async function appsSection(session: OpsSession): Promise<Section<ConnectedAppRow[]>> {
+  const data = await gql<{ connectedApps: Conn<ConnectedAppRow> }>(session, 'query OpsApps { connectedApps(first: 50) { edges { node { id appName scopes createdAt } } } }');
+  return map(data, (d) => nodes(d.connectedApps));
+}
+
+/** End a connection: the app's tokens stop (business:write). */
+export async function disconnectApp(session: OpsSession, id: string) {
+  return gql(session, 'mutation OpsDisconnect($id: ID!) { disconnectApp(id: $id) { id } }', { id });
+}
+
 /** Every section of the board, read at once; a section the member may not read is NO_ACCESS. */
 export async function loadBoard(session: OpsSession): Promise<Board> {
-  const [t, byState, late, problem, disputes, webhooks, money] = await Promise.all([
+  const [t, byState, late, problem, disputes, webhooks, money, apps] = await Promise.all([
     todaySection(session), byStateSection(session), stateList(session, 'late'), stateList(session, 'problem'), disputesSection(session), webhooksSection(session), moneySection(session),
+    appsSection(session),
   ]);
-  return { today: t, byState, late, problem, disputes, webhooks, money };
+  return { today: t, byState, late, problem, disputes, webhooks, money, apps };
 }
 
 /** Retry a failed webhook delivery now (webhooks:write). */

@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.ts';
 import { agreementRoutes } from './agreements.ts';
+import { appRoutes } from './apps.ts';
 import { bookingRoutes } from './bookings.ts';
 import { businessRoutes } from './business.ts';
 import { conversationRoutes } from './conversations.ts';
@@ -41,6 +42,7 @@ export const routeGroups: RouteGroup[] = [
   { tag: 'domains', description: "Custom domains of the business's website, verified through DNS.", routes: domainRoutes },
   { tag: 'website', description: 'The customer-facing website, its branding, and the public fleet it shows.', routes: websiteRoutes },
   { tag: 'developers', description: 'Events (catching up after downtime) and webhook endpoints, their deliveries and test sends.', routes: developerRoutes },
+  { tag: 'apps', description: 'OAuth apps: the apps a platform registers, and the apps a business connected (the authorization server is at /oauth/*).', routes: appRoutes },
   { tag: 'sandbox', description: 'Simulations for test secret keys: payments, identity, pickup, return, disputes, webhooks and the sandbox clock.', routes: sandboxRoutes },
 ];
 

@@ -66,6 +66,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     optional: ['mode', 'json'],
     summary: 'print a one-time link that signs the member in to the ops screen (/ops) for 15 minutes, acting with their role (--mode: test by default)',
   },
+  'app connections': {
+    required: ['business'],
+    optional: ['json'],
+    summary: 'list the OAuth apps connected to a business, in both modes, with their scopes (ended connections too)',
+  },
   'audit export': {
     required: ['business', 'mode', 'out'],
     optional: ['since', 'before', 'json'],
@@ -333,6 +338,14 @@ export async function runAdminCommand(prisma: PrismaClient, positionals: string[
       const mode = (options.mode ?? 'test') as 'test' | 'live';
       const link = await createSignInLink(prisma, { businessId, memberId, livemode: mode === 'live' });
       return { url: signInUrl(where.baseUrl ?? 'http://localhost:3000', link.token), member: memberId, mode, expires_at: link.expiresAt.toISOString() };
+    }
+    case 'app connections': {
+      const businessId = await existingBusiness(prisma, options.business!);
+      const connections = await prisma.connectedApp.findMany({ where: { businessId }, orderBy: { id: 'asc' }, include: { app: { select: { name: true } } } });
+      return connections.map((c) => ({
+        id: c.id, app: c.appId, app_name: c.app.name, mode: c.livemode ? 'live' : 'test', scopes: c.scopes.join(','), approved_by: c.memberId,
+        state: c.revokedAt ? 'disconnected' : 'connected', created_at: c.createdAt.toISOString(),
+      }));
     }
     case 'audit export': {
       const businessId = await existingBusiness(prisma, options.business!);

@@ -1,5 +1,6 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { OAuthServer } from '../oauth/provider.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
 import type { GraphQLContext } from '../builder.ts';
@@ -88,6 +89,8 @@ export interface EdgeDeps {
   metricsToken?: string;
   /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY; default none). */
   trustProxy?: TrustProxy;
+  /** The authorization server of OAuth apps (its consent page is an edge step; its tokens are callers). */
+  oauth?: OAuthServer;
   /** The edge's steps, changed before use (an operator's own step; a test's probe). */
   adjustEdge?: (steps: EdgeStep[]) => EdgeStep[];
 }

@@ -9,6 +9,7 @@ import type { PaymentProcessor } from '../domain/payments/processor.ts';
 import { lostCalls, sweepProcessorCalls } from '../domain/payments/sweep-processor-calls.ts';
 import { log } from '../log.ts';
 import { sweepRetention } from './retention.ts';
+import { sweepExpiredOAuthRows } from '../oauth/adapter.ts';
 import type { RetentionPolicy } from './retention-policy.ts';
 
 export interface MoneySweepDeps {
@@ -113,6 +114,7 @@ export function startMaintenance(deps: MoneySweepDeps & {
   }
   every(deps.holdSweepMs, 'money sweep', () => sweepLostProcessorCalls(deps));
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
+  every(deps.idempotencySweepMs, 'oauth sweep', () => sweepExpiredOAuthRows(deps.prisma, deps.now()));
   every(deps.retention?.sweepMs ?? 0, 'retention', () => sweepRetention(deps.prisma, deps.retention!, deps.now()));
 
   return {

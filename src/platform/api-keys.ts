@@ -68,9 +68,17 @@ export async function revokeApiKey(db: KeyStore, businessId: string, keyId: stri
 const PRINCIPAL_CACHE_MS = 5_000;
 const principalCache = new Map<string, { principal: Principal; until: number }>();
 
+const otherCaches: (() => void)[] = [];
+
 /** Forget every cached caller (a sandbox clock moved): the next request reads its key again. */
 export function forgetCachedPrincipals(): void {
   principalCache.clear();
+  for (const forget of otherCaches) forget();
+}
+
+/** Another kind of caller's cache (OAuth apps' tokens, src/oauth/token-principal.ts), forgotten with the keys'. */
+export function forgetAlongWithKeys(forget: () => void): void {
+  otherCaches.push(forget);
 }
 
 /**

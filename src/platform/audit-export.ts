@@ -12,7 +12,7 @@ import type { TenantDb } from '../db/tenant-db.ts';
 
 /** One record as its line shows it: the API's conventions (snake_case, `object`, ISO times). */
 export function presentAuditRecord(row: {
-  id: string; businessId: string; livemode: boolean; requestId: string; apiKeyId: string | null; memberId: string | null;
+  id: string; businessId: string; livemode: boolean; requestId: string; apiKeyId: string | null; memberId: string | null; appId?: string | null;
   method: string; path: string; operation: string | null; status: number; bookingId: string | null; objects: string[]; createdAt: Date;
 }) {
   return {
@@ -24,6 +24,7 @@ export function presentAuditRecord(row: {
     request_id: row.requestId,
     api_key_id: row.apiKeyId,
     member_id: row.memberId,
+    app_id: row.appId ?? null,
     method: row.method,
     path: row.path,
     operation: row.operation,

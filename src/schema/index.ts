@@ -24,6 +24,7 @@ import './event.ts';
 import './team.ts';
 import './domain.ts';
 import './webhook.ts';
+import './app.ts';
 import './report.ts';
 import './subscription.ts';
 

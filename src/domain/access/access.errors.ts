@@ -14,6 +14,18 @@ export const AccessErrors = errorCatalogue('access', {
     description: 'The key is unknown or was revoked.',
     build: (redactedKey: string) => ({ message: `Invalid API key provided: ${redactedKey}` }),
   },
+  tokenExpired: {
+    type: 'authentication_error',
+    code: 'token_expired',
+    description: "An OAuth app's access token is past its expiry (at most an hour): get a new one with the refresh token at POST /oauth/token.",
+    build: () => ({ message: 'This access token expired. Get a new one from POST /oauth/token with grant_type=refresh_token.' }),
+  },
+  tokenRevoked: {
+    type: 'authentication_error',
+    code: 'token_revoked',
+    description: "An OAuth app's access token was revoked: the business disconnected the app, the app was deleted, the token was revoked (RFC 7009), or a reused code or refresh token revoked its grant.",
+    build: () => ({ message: 'This access token was revoked (the business disconnected the app, or the grant was revoked). Ask the business to connect the app again.' }),
+  },
   environmentMismatch: {
     type: 'authentication_error',
     code: 'api_key_environment_mismatch',

@@ -44,6 +44,8 @@ export interface Principal {
   memberId: string | null;
   /** `all` for an unrestricted secret key. */
   permissions: ReadonlySet<Permission> | 'all';
+  /** An OAuth app's access token: the app, and its connection to the business (`keyId` is the connection's id). */
+  app?: { id: string; name: string };
   /** How far this caller's clock runs ahead of real time: the business's sandbox clock for test keys, 0 for live ones. */
   clockOffsetMs: number;
   /**

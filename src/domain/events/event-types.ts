@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'team_member.created', 'team_member.updated', 'team_member.removed', 'invitation.created', 'invitation.revoked',
   'vehicle.updated', 'vehicle.archived', 'customer.created',
   'business.updated', 'business.settings_updated', 'website.updated', 'branding.updated',
+  'app.authorized', 'app.deauthorized',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -94,6 +95,8 @@ export const EVENT_CATALOGUE: Record<EventType, { object: string; description: s
   'business.settings_updated': { object: 'business_settings', description: "The business's rental settings were updated." },
   'website.updated': { object: 'website', description: 'The customer-facing website was updated.' },
   'branding.updated': { object: 'branding', description: "The website's branding was updated." },
+  'app.authorized': { object: 'connected_app', description: 'An owner or admin connected an OAuth app to the business, granting it the scopes listed.' },
+  'app.deauthorized': { object: 'connected_app', description: "The business disconnected an OAuth app (or a reused refresh token or code revoked the connection): the app's tokens stopped working." },
 };
 
 /**

@@ -36,6 +36,8 @@ export const ID_PREFIX = {
   request: 'req',
   apiKey: 'key',
   audit: 'aud',
+  oauthApp: 'app',
+  connectedApp: 'capp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -22,6 +22,7 @@ import { invitationAcceptanceStep } from './steps/invitation-acceptance.ts';
 import { metricsStep } from './steps/metrics.ts';
 import { openApiStep } from './steps/openapi.ts';
 import { operationAccessStep } from './steps/operation-access.ts';
+import { oauthConsentStep } from './steps/oauth-consent.ts';
 import { opsScreenStep, opsSessionStep } from './steps/ops-screen.ts';
 import { principalStep } from './steps/principal.ts';
 import { processorEventsStep } from './steps/processor-events.ts';
@@ -35,12 +36,12 @@ export { GRAPHQL_PATH };
  * The edge of the service: every request passes these steps, in this order, whatever brought
  * it (src/http/edge/runner.ts). First who the client is (its address, behind a trusted
  * proxy the forwarded one), then the answers that need no key (health, metrics, the
- * OpenAPI document and reference, the signed links, the ops screen, the processor's events);
+ * OpenAPI document and reference, the signed links, the ops screen, OAuth apps' consent page, the processor's events);
  * then routing, the body, the caller (an ops session's cookie, or a key), its rate, the
  * idempotency key, the GraphQL operation, its access and input; last, a REST route runs.
  */
 export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup: RouteLookup; openapi: () => string }): EdgeStep[] {
-  const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment, browserBookingSecrets: deps.browserBookingSecrets };
+  const principal = { prisma: deps.prisma, hostEnvironment: deps.hostEnvironment, browserBookingSecrets: deps.browserBookingSecrets, oauth: deps.oauth };
   const owners = ownerLookup(deps.prisma);
   return [
     clientStep(deps.trustProxy ?? { kind: 'none' }),
@@ -58,6 +59,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
     }),
     opsScreenStep({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
     checkoutPageStep({ owners, tenantDb: deps.tenantDb, secrets: deps.browserBookingSecrets, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, stripePublishableKey: deps.stripePublishableKey }),
+    ...(deps.oauth ? [oauthConsentStep({ prisma: deps.prisma, tenantDb: deps.tenantDb, oauth: deps.oauth, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes })] : []),
     processorEventsStep({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     routingStep(parts.lookup, GRAPHQL_PATH),
     auditStep(deps.tenantDb),

@@ -20,7 +20,12 @@ type NodeContext = EdgeContext & { request: TransportRequest };
  */
 export function nodeListener(
   steps: readonly EdgeStep[],
-  options: { observe(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void; graphql?(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void },
+  options: {
+    observe(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void;
+    graphql?(req: IncomingMessage, res: ServerResponse, frame: RequestFrame): void;
+    /** The authorization server of OAuth apps (a Koa app of its own: oidc-provider), for the paths it takes. */
+    oauth?: { takes(pathname: string): boolean; serve(req: IncomingMessage, res: ServerResponse, origin: string): void };
+  },
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return function listener(req, res) {
     const f: RequestFrame = { requestId: newId('request'), audit: new AuditTrail() };
@@ -30,6 +35,10 @@ export function nodeListener(
       // No step can read a request that has no URL: refused here, in the envelope.
       if (url === null) return refuseUnreadable(res, f.requestId);
       if (options.graphql && url.pathname === GRAPHQL_PATH) return options.graphql(req, res, f);
+      if (options.oauth?.takes(url.pathname)) {
+        res.setHeader('request-id', f.requestId);
+        return options.oauth.serve(req, res, url.origin);
+      }
       const ctx = edgeContext(f.requestId, 'http', nodeEdgeRequest(req, url), f.audit);
       f.edge = ctx as RequestFrame['edge'];
       serveNode(steps, f.edge!, res);

@@ -25,6 +25,7 @@ export function auditStep(tenantDb: TenantDbFactory): EdgeStep {
           requestId: ctx.requestId,
           apiKeyId: principal.keyId,
           memberId: principal.memberId,
+          appId: principal.app?.id ?? null,
           method: ctx.request.method,
           path: ctx.request.pathname,
           operation: ctx.audit.operation,

@@ -16,7 +16,7 @@ const ASSET = /^\/ops\/assets\/([A-Za-z0-9_-][A-Za-z0-9._-]*)$/;
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.map': 'application/json' };
 
 /** The page may load and connect to this service only; it is never framed. */
-const PAGE_HEADERS = {
+export const PAGE_HEADERS = {
   'content-security-policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -54,7 +54,7 @@ export function sameOrigin(origin: string | null | undefined, host: string | nul
  * parameter) when it may change state: any method but GET, HEAD and OPTIONS, and a WebSocket.
  * SameSite=Strict does not tell ports apart, hence the Origin check even on reads.
  */
-function checkCookieRequest(ctx: EdgeContext, token: string | null, options: { originRequired?: boolean } = {}): void {
+export function checkCookieRequest(ctx: EdgeContext, token: string | null, options: { originRequired?: boolean } = {}): void {
   const websocket = ctx.transport === 'websocket';
   const origin = ctx.request.header('origin');
   const required = options.originRequired || websocket;

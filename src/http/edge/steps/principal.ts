@@ -3,6 +3,8 @@ import { authenticate } from '../../../platform/api-keys.ts';
 import { AccessErrors } from '../../../domain/access/access.errors.ts';
 import { assertKeyEnvironment, type Principal } from '../../../domain/access/permissions.ts';
 import { CLIENT_SECRET_HEADER, CLIENT_SECRET_PARAM, type BrowserBookingSecrets } from '../../../domain/bookings/browser-booking.ts';
+import { ACCESS_TOKEN_PATTERN, appTokenPrincipal } from '../../../oauth/token-principal.ts';
+import type { OAuthServer } from '../../../oauth/provider.ts';
 import { whenReady, type EdgeContext, type EdgeStep } from '../runner.ts';
 
 export interface PrincipalDeps {
@@ -11,10 +13,12 @@ export interface PrincipalDeps {
   hostEnvironment(hostname: string): 'live' | 'test' | null;
   /** Checks a booking's client secret (the browser booking's caller). */
   browserBookingSecrets: BrowserBookingSecrets;
+  /** The authorization server, whose access tokens are callers too (OAuth apps). */
+  oauth?: OAuthServer;
 }
 
 /**
- * Authentication and the key's environment: the Authorization header of an HTTP request, or
+ * Authentication and the key's environment (an API key, or an OAuth app's access token): the Authorization header of an HTTP request, or
  * the credential a graphql-ws connection opened with, checked again for each of its
  * operations (a revoked key stops there). At once, without a promise, for a key seen recently.
  *
@@ -30,7 +34,11 @@ export function principalStep(deps: PrincipalDeps): EdgeStep {
     run(ctx) {
       if (ctx.kind === 'graphiql') return; // the page itself; its operations need a key
       if (ctx.principal) return; // an ops screen session (ops-session)
-      return whenReady(authenticate(deps.prisma, ctx.request.header('authorization')), (principal) => {
+      const authorization = ctx.request.header('authorization');
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+      // An OAuth app's access token, or an API key.
+      const caller = deps.oauth && bearer && ACCESS_TOKEN_PATTERN.test(bearer) ? appTokenPrincipal(deps.prisma, deps.oauth, bearer) : authenticate(deps.prisma, authorization);
+      return whenReady(caller, (principal) => {
         assertKeyEnvironment(principal, deps.hostEnvironment(ctx.request.hostname));
         ctx.principal = principal.keyKind === 'publishable' ? browserCaller(deps, ctx, principal) : principal;
       });

@@ -1,0 +1,12 @@
+import type { RestRoute } from '../route.ts';
+
+/** OAuth apps a platform registers (the authorization server itself is src/oauth/, at /oauth/*). */
+export const appRoutes: RestRoute[] = [
+  { method: 'GET', path: '/v1/apps', field: 'Query.apps', stage: 'later_scope' },
+  { method: 'POST', path: '/v1/apps', status: 201, field: 'Mutation.createApp', args: { input: 'body' }, stage: 'later_scope' },
+  { method: 'GET', path: '/v1/apps/{app_id}', field: 'Query.app', args: { id: 'path.app_id' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/apps/{app_id}', field: 'Mutation.updateApp', args: { id: 'path.app_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'DELETE', path: '/v1/apps/{app_id}', field: 'Mutation.deleteApp', args: { id: 'path.app_id' }, stage: 'later_scope' },
+  { method: 'GET', path: '/v1/connected_apps', field: 'Query.connectedApps', stage: 'later_scope' },
+  { method: 'DELETE', path: '/v1/connected_apps/{connected_app_id}', field: 'Mutation.disconnectApp', args: { id: 'path.connected_app_id' }, stage: 'later_scope' },
+];
