@@ -3,7 +3,7 @@ import type { RestRoute } from '../route.ts';
 /** OAuth apps a platform registers (the authorization server itself is src/oauth/, at /oauth/*). */
 export const appRoutes: RestRoute[] = [
   { method: 'GET', path: '/v1/apps', field: 'Query.apps', stage: 'later_scope' },
-  { method: 'POST', path: '/v1/apps', status: 201, field: 'Mutation.createApp', args: { input: 'body' }, stage: 'later_scope' },
+  { method: 'POST', path: '/v1/apps', status: 201, field: 'Mutation.createApp', args: { input: 'body' }, answerExample: { client_secret: 'svc_test_cs_V2hlZWxzIHVwLCBrZXlzIGluIHRoZSBib3ggYW5kIG9mZiB3ZSBnbw' }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/apps/{app_id}', field: 'Query.app', args: { id: 'path.app_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/apps/{app_id}', field: 'Mutation.updateApp', args: { id: 'path.app_id', input: 'body' }, stage: 'later_scope' },
   { method: 'DELETE', path: '/v1/apps/{app_id}', field: 'Mutation.deleteApp', args: { id: 'path.app_id' }, stage: 'later_scope' },
