@@ -450,10 +450,11 @@ describe('OAuth apps: rate limits', () => {
     const scopes = ['vehicles:read'];
     const first = restClient(t.baseUrl, await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: t.business.business_id, scopes }));
     const second = restClient(t.baseUrl, await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: t.business.business_id, scopes }));
-    for (let i = 0; i < 3; i++) expect((await first.get('/v1/vehicles')).status).toBe(200);
-    const limited = await first.get('/v1/vehicles');
-    expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe('rate_limited');
+    // Eight at once against a limit of three a second: some are refused, whatever second they fall in.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => first.get('/v1/vehicles')));
+    const limited = answers.find((a) => a.status === 429);
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(3);
+    expect(limited?.body.error.code).toBe('rate_limited');
     expect((await second.get('/v1/vehicles')).status).toBe(200);
     expect((await restClient(t.baseUrl, t.business.test_secret_key).get('/v1/vehicles')).status).toBe(200);
   });

@@ -43,6 +43,8 @@ const INIT = `window.ui = SwaggerUIBundle({
 /**
  * GET /docs: the API reference, rendered in the browser from GET /v1/openapi.json by Swagger
  * UI, every file of it served from here. No key is needed to read it; "Try it out" takes one.
+ * swagger-ui-dist is pinned to 5.32.15: from 5.33.0 on, a document of more than 191 operations
+ * renders only the first few of them (test/developer-pages.test.ts counts every one).
  */
 export function apiReferenceStep(): EdgeStep {
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
