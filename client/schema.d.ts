@@ -8481,6 +8481,7 @@ export interface operations {
                      *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "quote_id": null,
+                     *           "client_secret": null,
                      *           "start_at": "2026-11-27T20:37:00.000Z",
                      *           "end_at": "2026-11-29T20:37:00.000Z",
                      *           "unlimited_miles": false,
@@ -8651,6 +8652,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -8827,6 +8829,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -8994,6 +8997,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -9185,6 +9189,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -9391,6 +9396,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -9580,6 +9586,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -9763,6 +9770,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -11131,6 +11139,7 @@ export interface operations {
                      *       "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "quote_id": null,
+                     *       "client_secret": null,
                      *       "start_at": "2026-11-27T20:37:00.000Z",
                      *       "end_at": "2026-11-29T20:37:00.000Z",
                      *       "unlimited_miles": false,
@@ -14248,6 +14257,7 @@ export interface operations {
                      *           "livemode": false,
                      *           "booking_id": "bk_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "charge_id": null,
+                     *           "refunded_transaction_id": null,
                      *           "type": "deposit_release",
                      *           "status": "succeeded",
                      *           "amount_cents": 25000,
@@ -17755,6 +17765,7 @@ export interface operations {
                      *           "vehicle_id": "veh_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "customer_id": "cus_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "quote_id": null,
+                     *           "client_secret": null,
                      *           "start_at": "2026-11-27T20:37:00.000Z",
                      *           "end_at": "2026-11-29T20:37:00.000Z",
                      *           "unlimited_miles": false,
@@ -21793,6 +21804,9 @@ export interface operations {
                      *       "contact_email": null,
                      *       "contact_phone": null,
                      *       "published_vehicle_ids": [],
+                     *       "allowed_origins": [
+                     *         "https://www.example-rentals.com"
+                     *       ],
                      *       "created_at": "2026-11-27T20:12:36.842Z",
                      *       "updated_at": "2026-11-27T20:12:36.842Z"
                      *     }
@@ -21906,6 +21920,9 @@ export interface operations {
                      *       "contact_email": null,
                      *       "contact_phone": null,
                      *       "published_vehicle_ids": [],
+                     *       "allowed_origins": [
+                     *         "https://www.example-rentals.com"
+                     *       ],
                      *       "created_at": "2026-11-27T20:12:36.842Z",
                      *       "updated_at": "2026-11-27T20:12:36.842Z"
                      *     }
@@ -23637,6 +23654,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "app",
+                     *           "id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "name": "Fleet Telematics",
+                     *           "client_id": "client_test_Qm9vayBhIGNhciwgbm90IGEgdHJ1Y2s",
+                     *           "redirect_uris": [
+                     *             "https://telematics.example.com/oauth/callback"
+                     *           ],
+                     *           "scopes": [
+                     *             "bookings:read",
+                     *             "vehicles:read"
+                     *           ],
+                     *           "created_at": "2026-11-27T21:02:11.318Z",
+                     *           "client_secret": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/apps"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -23741,6 +23783,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "app",
+                     *       "id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Fleet Telematics",
+                     *       "client_id": "client_test_Qm9vayBhIGNhciwgbm90IGEgdHJ1Y2s",
+                     *       "redirect_uris": [
+                     *         "https://telematics.example.com/oauth/callback"
+                     *       ],
+                     *       "scopes": [
+                     *         "bookings:read",
+                     *         "vehicles:read"
+                     *       ],
+                     *       "created_at": "2026-11-27T21:02:11.318Z",
+                     *       "client_secret": "svc_test_cs_V2hlZWxzIHVwLCBrZXlzIGluIHRoZSBib3ggYW5kIG9mZiB3ZSBnbw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["App"];
                 };
             };
@@ -23850,6 +23910,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "app",
+                     *       "id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Fleet Telematics",
+                     *       "client_id": "client_test_Qm9vayBhIGNhciwgbm90IGEgdHJ1Y2s",
+                     *       "redirect_uris": [
+                     *         "https://telematics.example.com/oauth/callback"
+                     *       ],
+                     *       "scopes": [
+                     *         "bookings:read",
+                     *         "vehicles:read"
+                     *       ],
+                     *       "created_at": "2026-11-27T21:02:11.318Z",
+                     *       "client_secret": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["App"];
                 };
             };
@@ -23959,6 +24037,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "app",
+                     *       "id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Fleet Telematics",
+                     *       "client_id": "client_test_Qm9vayBhIGNhciwgbm90IGEgdHJ1Y2s",
+                     *       "redirect_uris": [
+                     *         "https://telematics.example.com/oauth/callback"
+                     *       ],
+                     *       "scopes": [
+                     *         "bookings:read",
+                     *         "vehicles:read"
+                     *       ],
+                     *       "created_at": "2026-11-27T21:02:11.318Z",
+                     *       "client_secret": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["App"];
                 };
             };
@@ -24077,6 +24173,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "app",
+                     *       "id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "name": "Fleet Telematics",
+                     *       "client_id": "client_test_Qm9vayBhIGNhciwgbm90IGEgdHJ1Y2s",
+                     *       "redirect_uris": [
+                     *         "https://telematics.example.com/oauth/callback"
+                     *       ],
+                     *       "scopes": [
+                     *         "bookings:read",
+                     *         "vehicles:read"
+                     *       ],
+                     *       "created_at": "2026-11-27T21:02:11.318Z",
+                     *       "client_secret": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["App"];
                 };
             };
@@ -24190,6 +24304,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "connected_app",
+                     *           "id": "capp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "app_id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "member_id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "created_at": "2026-11-27T21:04:52.107Z",
+                     *           "app_name": "Fleet Telematics"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/connected_apps"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         object: "list";
@@ -24278,6 +24413,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "connected_app",
+                     *       "id": "capp_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "app_id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "member_id": "mem_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "scopes": [
+                     *         "bookings:read"
+                     *       ],
+                     *       "created_at": "2026-11-27T21:04:52.107Z",
+                     *       "app_name": "Fleet Telematics"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConnectedApp"];
                 };
             };
