@@ -63,7 +63,10 @@ describe('the worker process serves its health and metrics (PostgreSQL)', () => 
 
       // Then its /metrics counts it, with the queue gauges
       let text = '';
-      for (let i = 0; i < 50 && !/webhook_delivery_attempts_total\{outcome="delivered"\} 1\b/.test(text); i++) {
+      // The counter moves when the answer arrives; the gauge, read from the database, once the
+      // message's new state commits a moment later. Wait for both.
+      const settled = (t: string) => /webhook_delivery_attempts_total\{outcome="delivered"\} 1\b/.test(t) && /webhook_queue_pending\{livemode="false"\} 0\b/.test(t);
+      for (let i = 0; i < 50 && !settled(text); i++) {
         const metrics = await fetch(`${worker.url}/metrics`);
         expect(metrics.status).toBe(200);
         expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
