@@ -86,12 +86,18 @@ interface SimulationSpec<I extends z.ZodObject | null, R> {
   replay?(ctx: DomainContext, id: string, effect: CallEffect): Promise<R | undefined>;
 }
 
-/** The events a call emitted about its booking or charge (rows it created), in the order it emitted them. */
-async function emitted(ctx: DomainContext, effect: CallEffect, object: 'booking' | 'charge'): Promise<string[]> {
+/**
+ * The events a call emitted (rows it created), in the order it emitted them: for a booking,
+ * every one of the booking's (the simulated step's own first, say `identity.verified`, then
+ * the steps the booking took by itself), as its answer lists them; for a charge, the charge's.
+ */
+async function emitted(ctx: DomainContext, effect: CallEffect, about: { booking: string } | { charge: true }): Promise<string[]> {
   const ids = effect.created.Event ?? [];
   if (ids.length === 0) return [];
-  const rows = await ctx.db.event.findMany({ where: { id: { in: ids } }, select: { type: true }, orderBy: { id: 'asc' } });
-  return rows.map((r) => r.type).filter((type) => isEventType(type) && EVENT_CATALOGUE[type].object === object);
+  const rows = await ctx.db.event.findMany({ where: { id: { in: ids } }, select: { type: true, bookingId: true }, orderBy: { id: 'asc' } });
+  return rows
+    .filter((r) => isEventType(r.type) && ('booking' in about ? r.bookingId === about.booking : EVENT_CATALOGUE[r.type].object === 'charge'))
+    .map((r) => r.type);
 }
 
 /**
@@ -100,7 +106,7 @@ async function emitted(ctx: DomainContext, effect: CallEffect, object: 'booking'
  */
 export async function replayedBookingSimulation(ctx: DomainContext, bookingId: string, effect: CallEffect, mileageOf: (booking: Booking) => Mileage | null = () => null): Promise<BookingSimulation | undefined> {
   const booking = await ctx.db.booking.findUnique({ where: { id: bookingId } });
-  const events = await emitted(ctx, effect, 'booking');
+  const events = await emitted(ctx, effect, { booking: bookingId });
   if (!booking || events.length === 0) return undefined;
   return { id: booking.id, state: booking.state, event: events[0], events, chargeIds: effect.created.Charge ?? [], mileage: mileageOf(booking) };
 }
@@ -108,7 +114,7 @@ export async function replayedBookingSimulation(ctx: DomainContext, bookingId: s
 /** The same for a charge simulation. */
 export async function replayedChargeSimulation(ctx: DomainContext, chargeId: string, effect: CallEffect): Promise<ChargeSimulation | undefined> {
   const charge = await ctx.db.charge.findUnique({ where: { id: chargeId } });
-  const events = await emitted(ctx, effect, 'charge');
+  const events = await emitted(ctx, effect, { charge: true });
   if (!charge || events.length === 0) return undefined;
   return { id: charge.id, bookingId: charge.bookingId, state: charge.state, event: events[0], events };
 }
