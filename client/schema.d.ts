@@ -4346,7 +4346,7 @@ export interface components {
             /** @description Completes the payment at the processor (for example Stripe.js's confirmPayment). */
             client_secret: string;
             /** @description Where the customer pays, never null: in the sandbox the service's hosted payment page (a test card form with Pay and Decline, which drive the sandbox processor); in live mode the processor's page. */
-            url: string | null;
+            url: string;
             /**
              * Format: date-time
              * @description When the booking stops holding its vehicle unless paid.
