@@ -144,6 +144,7 @@ export async function buildApp(options: {
     signingLinkSigner: signingLinkSigner(agreementLinks),
     browserBookingSecrets: browserBookingSecrets(browserBookings),
     stripePublishableKey: config.stripe.publishableKey,
+    stripeJsUrl: config.stripe.jsUrl,
     identityProviders: reportingIdentityProviders(identityProviders),
     files: { storage, signer: fileLinkSigner(fileLinks), publicUrl: config.publicUrl },
     dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
