@@ -1,3 +1,4 @@
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createVehicle } from './support/fixtures.ts';
@@ -12,6 +13,18 @@ import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
  */
 
 const SITE = 'https://shop.lonestar.example';
+
+/** A request from another client address: the connection's own source is `address` (any 127.x reaches the loopback). */
+async function fromAddress(address: string, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  const dispatcher = new Agent({ localAddress: address });
+  try {
+    const res = await undiciFetch(url, { ...init, dispatcher });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as any };
+  } finally {
+    await dispatcher.close();
+  }
+}
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10) + 'T10:00:00.000Z';
 
 describe.each(ENGINES)('browser booking on %s', (engine) => {
@@ -178,6 +191,48 @@ describe.each(ENGINES)('browser booking on %s', (engine) => {
     expect(await declined.text()).toContain('The card was declined.');
     expect((await api.get(`/v1/bookings/${created.body.id}`)).body.state).toBe('pending_payment');
     expect((await api.get(`/v1/bookings/${created.body.id}/payment`)).body.state).toBe('failed');
+  });
+
+  it("keeps a publishable key's Idempotency-Key per client address: the same key and body from another address get no replay, and no client_secret but their own", async () => {
+    const body = booking(shown.id, 100);
+    const headers = { origin: SITE, 'idempotency-key': `browser-idem-${engine}` };
+    const first = await browser.post('/v1/bookings', body, headers);
+    expect(first.status).toBe(201);
+    const secret: string = first.body.client_secret;
+    // The same address retrying: the first answer again, its secret included.
+    const retry = await browser.post('/v1/bookings', body, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+
+    // Another address repeating the key and the body runs as a new request: the car is taken.
+    const post = (address: string, payload: unknown) => fromAddress(address, `${t.baseUrl}/v1/bookings`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.business.test_public_key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload),
+    });
+    const elsewhere = await post('127.0.0.2', body);
+    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.error).toMatchObject({ type: 'conflict', code: 'vehicle_unavailable' });
+    expect(elsewhere.text).not.toContain(secret);
+    expect(elsewhere.text).not.toContain(first.body.id);
+    // Its own outcome is what it gets replayed.
+    const elsewhereAgain = await post('127.0.0.2', body);
+    expect(elsewhereAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(elsewhereAgain.body.error.code).toBe('vehicle_unavailable');
+    // A third address with the same key and a free period: its own booking, with its own secret.
+    const third = await post('127.0.0.3', booking(shown.id, 104));
+    expect(third.status).toBe(201);
+    expect(third.body.id).not.toBe(first.body.id);
+    expect(third.body.client_secret).toMatch(new RegExp(`^${third.body.id}_secret_`));
+    expect(third.text).not.toContain(secret);
+
+    // A secret key's keys are the business's, whatever the address: the replay reaches any of them.
+    const serverBody = booking(shown.id, 108);
+    const server = await api.post('/v1/bookings', serverBody, { 'idempotency-key': `server-idem-${engine}` });
+    const fromElsewhere = await fromAddress('127.0.0.2', `${t.baseUrl}/v1/bookings`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.business.test_secret_key}`, 'content-type': 'application/json', 'idempotency-key': `server-idem-${engine}` }, body: JSON.stringify(serverBody),
+    });
+    expect(fromElsewhere.headers.get('idempotent-replayed')).toBe('true');
+    expect(fromElsewhere.body.id).toBe(server.body.id);
   });
 
   it('limits browser-booking calls per client address', async () => {

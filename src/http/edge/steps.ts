@@ -70,7 +70,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
     rateLimitStep({ limiter: deps.limiter, limits: deps.limits }),
     embedThemeStep(deps.tenantDb, { publishableKey: deps.stripePublishableKey, jsUrl: deps.stripeJsUrl }),
     graphqlParamsStep(),
-    idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs),
+    idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs, deps.browserBookingSecrets.idempotencyScope),
     graphqlDocumentStep(parts.schema),
     operationAccessStep(),
     browserRateLimitStep({ limiter: deps.limiter, limit: deps.limits.browserBooking }),
