@@ -235,6 +235,59 @@ describe.each(ENGINES)('browser booking on %s', (engine) => {
     expect(fromElsewhere.body.id).toBe(server.body.id);
   });
 
+  it("reads over GraphQL, with a booking's client_secret, what REST shows: the booking and its checkout, not their related objects", async () => {
+    const pk = graphqlClient(t.baseUrl, t.business.test_public_key);
+    const created = await browser.post('/v1/bookings', booking(shown.id, 112), { origin: SITE });
+    const { id, client_secret: secret } = created.body;
+    const as = { 'x-client-secret': secret, origin: SITE };
+    const own = await pk('query($id: ID!) { booking(id: $id) { id state totalCents gates { payment } dayRates { date } } }', { id }, as);
+    expect(own.errors).toBeUndefined();
+    expect(own.data.booking).toMatchObject({ id, state: 'pending_payment', gates: { payment: 'pending' } });
+    for (const [query, field] of [
+      ['query($id: ID!) { booking(id: $id) { id customer { email phone metadata } } }', 'Booking.customer'],
+      ['query($id: ID!) { booking(id: $id) { id payment { state failureMessage } } }', 'Booking.payment'],
+      ['query($id: ID!) { booking(id: $id) { ...Money } } fragment Money on Booking { transactions { amountCents } }', 'Booking.transactions'],
+      ['query($id: ID!) { ... on Query { booking(id: $id) { ... on Booking { charges { id } } } } }', 'Booking.charges'],
+      ['query($id: ID!) { booking(id: $id) { deposit { id } } }', 'Booking.deposit'],
+      ['mutation($id: ID!) { createCheckout(bookingId: $id) { id url booking { customer { email } } } }', 'Checkout.booking'],
+    ] as const) {
+      const refused = await pk(query, { id }, as);
+      expect(refused.data ?? null, field).toBeNull();
+      expect(refused.errors![0].extensions, field).toMatchObject({ type: 'authorization_error', code: 'secret_key_required' });
+      expect(refused.errors![0].message, field).toContain(field);
+    }
+    // The refused checkout started nothing; the one REST would answer does.
+    expect((await api.get(`/v1/bookings/${id}`)).body.state).toBe('pending_payment');
+    const checkout = await pk('mutation($id: ID!) { createCheckout(bookingId: $id) { id bookingId url clientSecret } }', { id }, as);
+    expect(checkout.errors).toBeUndefined();
+    expect(checkout.data.createCheckout).toMatchObject({ bookingId: id, url: expect.stringContaining(`/checkout/${id}?`) });
+    // A secret key still reads the related objects.
+    const sk = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    expect((await sk('query($id: ID!) { booking(id: $id) { customer { email } } }', { id })).data.booking.customer.email).toBe('grace@example.com');
+  });
+
+  it("counts every browser-booking call against the address's limit: a GraphQL request's aliases and root fragments too", async () => {
+    const input = (i: number) => `{ vehicleId: "${shown.id}", startAt: "${future(200 + i * 3)}", endAt: "${future(201 + i * 3)}", customer: { name: "Grace Hopper", email: "grace@example.com" } }`;
+    const gqlFrom = (address: string, query: string) => fromAddress(address, `${t.baseUrl}/graphql`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.business.test_public_key}`, 'content-type': 'application/json', origin: SITE }, body: JSON.stringify({ query }),
+    });
+    // Twelve bookings in one request, inside an inline fragment at the root: twelve calls (the limit here is 20).
+    const twelve = await gqlFrom('127.0.0.4', `mutation { ... on Mutation { ${Array.from({ length: 12 }, (_, i) => `b${i}: createBooking(input: ${input(i)}) { id }`).join(' ')} } }`);
+    expect(twelve.body.errors).toBeUndefined();
+    expect(Object.keys(twelve.body.data)).toHaveLength(12);
+    // Nine more through a named fragment: 21 calls, over the limit; refused before any runs.
+    const before = (await api.get(`/v1/bookings?vehicle_id=${shown.id}&limit=100`)).body.data.length;
+    const nine = await gqlFrom('127.0.0.4', `mutation { ...More } fragment More on Mutation { ${Array.from({ length: 9 }, (_, i) => `c${i}: createBooking(input: ${input(20 + i)}) { id }`).join(' ')} }`);
+    // GraphQL's answer to a refused operation: its error, as every refusal over GraphQL.
+    expect(nine.body.errors[0].extensions).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', status: 429 });
+    expect(nine.body.data ?? null).toBeNull();
+    expect(Number(nine.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await api.get(`/v1/bookings?vehicle_id=${shown.id}&limit=100`)).body.data.length).toBe(before);
+    // Another address has its own count.
+    const other = await gqlFrom('127.0.0.5', `mutation { createBooking(input: ${input(40)}) { id } }`);
+    expect(other.body.errors).toBeUndefined();
+  });
+
   it('limits browser-booking calls per client address', async () => {
     let last = 0;
     for (let i = 0; i < 25 && last !== 429; i++) last = (await browser.post('/v1/bookings', booking(shown.id, 40 + i * 3), { origin: SITE })).status;

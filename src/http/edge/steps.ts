@@ -8,6 +8,7 @@ import { auditStep } from './steps/audit.ts';
 import { bodyStep } from './steps/body.ts';
 import { browserOriginStep, browserOrigins } from './steps/browser-origin.ts';
 import { browserRateLimitStep } from './steps/browser-rate-limit.ts';
+import { browserSelectionStep } from './steps/browser-selection.ts';
 import { checkoutPageStep } from './steps/checkout-page.ts';
 import { clientStep } from './steps/client.ts';
 import { corsStep } from './steps/cors.ts';
@@ -73,6 +74,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
     idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs, deps.browserBookingSecrets.idempotencyScope),
     graphqlDocumentStep(parts.schema),
     operationAccessStep(),
+    browserSelectionStep(parts.schema),
     browserRateLimitStep({ limiter: deps.limiter, limit: deps.limits.browserBooking }),
     inputStep(),
     restStep(),

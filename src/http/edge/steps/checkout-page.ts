@@ -173,8 +173,7 @@ export function checkoutPageStep(deps: {
             throw err instanceof DomainError ? err : EdgeErrors.invalidJson();
           }
         }
-        const pick = (k: string) => (typeof fields[k] === 'string' ? (fields[k] as string) : undefined);
-        return payThroughCheckoutPage(domain, bookingId, request.searchParams, { outcome: pick('outcome'), card_number: pick('card_number') }, ctx.requestId);
+        return payThroughCheckoutPage(domain, bookingId, request.searchParams, { outcome: fields.outcome, card_number: fields.card_number }, ctx.requestId);
       }, form && !accept.startsWith('application/json')).then((a) => void (ctx.answer = a));
     },
   };
