@@ -4346,7 +4346,7 @@ export interface components {
             /** @description Completes the payment at the processor (for example Stripe.js's confirmPayment). */
             client_secret: string;
             /** @description Where the customer pays, never null: in the sandbox the service's hosted payment page (a test card form with Pay and Decline, which drive the sandbox processor); in live mode the processor's page. */
-            url: string | null;
+            url: string;
             /**
              * Format: date-time
              * @description When the booking stops holding its vehicle unless paid.
@@ -7005,7 +7005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7014,7 +7014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7298,7 +7298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7307,7 +7307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7451,7 +7451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7460,7 +7460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7714,7 +7714,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehiclePricing"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7723,7 +7723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7879,7 +7879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7888,7 +7888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8544,7 +8544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8553,7 +8553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9059,7 +9059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9068,7 +9068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9251,7 +9251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9269,7 +9269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9456,7 +9456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9465,7 +9465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9643,7 +9643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9652,7 +9652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9829,7 +9829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9838,7 +9838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10011,7 +10011,7 @@ export interface operations {
                     "application/json": components["schemas"]["BookingTimeline"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10020,7 +10020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10123,7 +10123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Insurance"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10132,7 +10132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10261,7 +10261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10270,7 +10270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10409,7 +10409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10418,7 +10418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10562,7 +10562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10571,7 +10571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10716,7 +10716,7 @@ export interface operations {
                     "application/json": components["schemas"]["PickupReadiness"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10725,7 +10725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10856,7 +10856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10865,7 +10865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11009,7 +11009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11018,7 +11018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11200,7 +11200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11209,7 +11209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11321,7 +11321,7 @@ export interface operations {
                     "application/json": components["schemas"]["VehicleAccess"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11330,7 +11330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11449,7 +11449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11458,7 +11458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11591,7 +11591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11600,7 +11600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11733,7 +11733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11742,7 +11742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11856,7 +11856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Return"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11865,7 +11865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11982,7 +11982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11991,7 +11991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12134,7 +12134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12143,7 +12143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12281,7 +12281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12290,7 +12290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12428,7 +12428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12437,7 +12437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12566,7 +12566,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12575,7 +12575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12719,7 +12719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12728,7 +12728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12855,7 +12855,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdentityVerificationMedia"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12864,7 +12864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12973,7 +12973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agreement"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12982,7 +12982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13112,7 +13112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13121,7 +13121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13272,7 +13272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13281,7 +13281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13428,7 +13428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13437,7 +13437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13550,7 +13550,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgreementStatus"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13559,7 +13559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13660,7 +13660,7 @@ export interface operations {
                      *       "amount_cents": 9800,
                      *       "currency": "usd",
                      *       "client_secret": "pi_sandbox_4d9d6921d725c1949ed1ec4e_secret_ecd819f400413a40675cbb95",
-                     *       "url": null,
+                     *       "url": "https://api.rentals.example/checkout/bk_01jd3m4k5n6p7q8r9s0t1v2w3x?payment=pay_01jd3m4k5n6p7q8r9s0t1v2w3x&expires=1795811237&signature=q7Vb3n0kS9eZ1xW4cT8mR2yL6uA5fJ0hG3dP9sK1wE4",
                      *       "expires_at": "2026-11-27T20:42:17.515Z",
                      *       "created_at": "2026-11-27T20:12:18.383Z"
                      *     }
@@ -13816,7 +13816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13825,7 +13825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13949,7 +13949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13967,7 +13967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14122,7 +14122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14131,7 +14131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14279,7 +14279,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14288,7 +14288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14390,7 +14390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14399,7 +14399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14522,7 +14522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14540,7 +14540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14693,7 +14693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14702,7 +14702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14848,7 +14848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14857,7 +14857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15040,7 +15040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15049,7 +15049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15191,7 +15191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15200,7 +15200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15331,7 +15331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Charge"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15340,7 +15340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15470,7 +15470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15488,7 +15488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15643,7 +15643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15652,7 +15652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15803,7 +15803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15812,7 +15812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15980,7 +15980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15989,7 +15989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16088,7 +16088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Dispute"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16097,7 +16097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16224,7 +16224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16233,7 +16233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16385,7 +16385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16394,7 +16394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16568,7 +16568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16577,7 +16577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16689,7 +16689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16698,7 +16698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16806,7 +16806,7 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16815,7 +16815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16923,7 +16923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16932,7 +16932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17090,7 +17090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17099,7 +17099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17252,7 +17252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17261,7 +17261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17407,7 +17407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17416,7 +17416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17526,7 +17526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17535,7 +17535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17640,7 +17640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17649,7 +17649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17828,7 +17828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17837,7 +17837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17958,7 +17958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17967,7 +17967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18140,7 +18140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18149,7 +18149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18253,7 +18253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18262,7 +18262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18387,7 +18387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18396,7 +18396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18540,7 +18540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18549,7 +18549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18811,7 +18811,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18820,7 +18820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19013,7 +19013,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19022,7 +19022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19234,7 +19234,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19243,7 +19243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19430,7 +19430,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19439,7 +19439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19604,7 +19604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19613,7 +19613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19744,7 +19744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19753,7 +19753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19866,7 +19866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19875,7 +19875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19987,7 +19987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19996,7 +19996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20116,7 +20116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20125,7 +20125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20280,7 +20280,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMember"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20289,7 +20289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20450,7 +20450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20459,7 +20459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `permission_not_grantable`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20623,7 +20623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20632,7 +20632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `owner_required`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20747,7 +20747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20756,7 +20756,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20874,7 +20874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20883,7 +20883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21000,7 +21000,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessSettings"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21009,7 +21009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21136,7 +21136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21145,7 +21145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21296,7 +21296,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21305,7 +21305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21424,7 +21424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21433,7 +21433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21546,7 +21546,7 @@ export interface operations {
                     "application/json": components["schemas"]["DomainVerification"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21555,7 +21555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21684,7 +21684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21693,7 +21693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21814,7 +21814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Website"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21823,7 +21823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21939,7 +21939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21948,7 +21948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22047,7 +22047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Branding"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22056,7 +22056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22163,7 +22163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22172,7 +22172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22614,7 +22614,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22623,7 +22623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22768,7 +22768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22777,7 +22777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22892,7 +22892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22901,7 +22901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23013,7 +23013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23022,7 +23022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23129,7 +23129,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23138,7 +23138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23260,7 +23260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23269,7 +23269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23414,7 +23414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23423,7 +23423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23544,7 +23544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23553,7 +23553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23688,7 +23688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23697,7 +23697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23813,7 +23813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23822,7 +23822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23931,7 +23931,7 @@ export interface operations {
                     "application/json": components["schemas"]["App"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23940,7 +23940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24067,7 +24067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24076,7 +24076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24203,7 +24203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24212,7 +24212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24334,7 +24334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24343,7 +24343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24439,7 +24439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24448,7 +24448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24570,7 +24570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24579,7 +24579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24713,7 +24713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24722,7 +24722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24834,7 +24834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24862,7 +24862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24996,7 +24996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25005,7 +25005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25139,7 +25139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25148,7 +25148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25282,7 +25282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25291,7 +25291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25425,7 +25425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25434,7 +25434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25571,7 +25571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25580,7 +25580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25714,7 +25714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25723,7 +25723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25860,7 +25860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25869,7 +25869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26002,7 +26002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26011,7 +26011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26144,7 +26144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26153,7 +26153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26303,7 +26303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26312,7 +26312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26508,7 +26508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26517,7 +26517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26662,7 +26662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26671,7 +26671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26766,7 +26766,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26775,7 +26775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26876,7 +26876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26885,7 +26885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `sandbox_only`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -275,7 +275,7 @@ export const ANSWER_EXAMPLES: Record<string, Record<string, unknown>> = {
     amount_cents: 9800,
     currency: 'usd',
     client_secret: 'pi_sandbox_4d9d6921d725c1949ed1ec4e_secret_ecd819f400413a40675cbb95',
-    url: null,
+    url: 'https://api.rentals.example/checkout/bk_01jd3m4k5n6p7q8r9s0t1v2w3x?payment=pay_01jd3m4k5n6p7q8r9s0t1v2w3x&expires=1795811237&signature=q7Vb3n0kS9eZ1xW4cT8mR2yL6uA5fJ0hG3dP9sK1wE4',
     expires_at: '2026-11-27T20:42:17.515Z',
     created_at: '2026-11-27T20:12:18.383Z',
   },

@@ -76,13 +76,16 @@ export function routeErrorCodes(c: CompiledRoute): ErrorDefinition[] {
   codes.add('session_required').add('origin_not_allowed');
   // Called with an OAuth app's access token: expired, or revoked (the business disconnected the app).
   codes.add('token_expired').add('token_revoked');
+  // Called with a publishable key (any route may be, before its access is checked): from a
+  // browser on an origin the business does not allow; with a client_secret that is not one of
+  // its bookings'. Both are answered before the route's own access.
+  codes.add('browser_origin_not_allowed').add('invalid_client_secret');
   if (c.route.method !== 'GET') codes.add('csrf_token_invalid');
   const op = c.operation;
   if (op?.access.sandbox) codes.add('sandbox_only');
   if (!op?.access.publishable || op.access.sandbox) codes.add('secret_key_required');
-  // Publishable keys from a browser: an origin the business does not allow; a browser booking's client secret that is not one.
-  // (A browser booking's caller, a publishable key with a client_secret, may call only that booking's read and checkout.)
-  if ((op?.access.publishable || op?.access.browser) && !op.access.sandbox) codes.add('browser_origin_not_allowed').add('invalid_client_secret').add('secret_key_required');
+  // A browser booking's caller (a publishable key with a client_secret) may call only that booking's read and checkout.
+  if ((op?.access.publishable || op?.access.browser) && !op.access.sandbox) codes.add('secret_key_required');
   if (op?.access.permission) codes.add('permission_denied');
   if (c.pathParams.length) codes.add('resource_missing');
   const args = op ? argumentsSchema(op) : null;

@@ -52,7 +52,7 @@ export async function breakingChanges(before: Contract, after: Contract): Promis
   const restChanged = JSON.stringify(before.openapi) !== JSON.stringify(after.openapi);
   const inputs = restChanged ? inputComponents(after.openapi) : new Set<string>();
   const rest = (restChanged ? apiDiff(before.openapi, after.openapi) : [])
-    .filter((d) => d.type === breaking && !answerOnlyAddition(d, inputs))
+    .filter((d) => (d.type === breaking && !answerOnlyAddition(d, inputs) && !answerOnlyNarrowing(d, inputs)) || sentFieldRemoval(d, inputs))
     .map((d): BreakingChange => {
       const [root, route, method, ...rest] = d.path.map(String);
       const id =
@@ -80,6 +80,34 @@ function answerOnlyAddition(d: { action: string; path: readonly unknown[] }, inp
   const inner = d.path.slice(3).map(String);
   // A new property, or a new entry of a `required` list: the object gained a field.
   return inner.at(-2) === 'properties' || inner.at(-2) === 'required';
+}
+
+/**
+ * For the same reason, a field of a schema only answered that may be null, narrowed to never
+ * null (the `null` branch of its `anyOf`/`oneOf`, or `null` among its `type`s, removed), counts
+ * as breaking at the component, where the differ does not know who reads it. The differ itself
+ * judges the same change compatible in every answer that uses the schema (a client ready for
+ * null reads a value), and graphql-inspector does for `String` to `String!` on an output
+ * type. In a schema a client sends, it stays breaking: a client sending null is refused.
+ */
+function answerOnlyNarrowing(d: { action: string; path: readonly unknown[]; before?: unknown }, inputs: Set<string>): boolean {
+  const [root, group, name] = d.path.map(String);
+  if (root !== 'components' || group !== 'schemas' || inputs.has(name) || d.action !== 'remove') return false;
+  const where = d.path.map(String).at(-2);
+  const before = d.before as { type?: unknown } | string | undefined;
+  if (where === 'anyOf' || where === 'oneOf') return typeof before === 'object' && before !== null && before.type === 'null' && Object.keys(before).every((k) => k === 'type' || k === 'description');
+  return where === 'type' && before === 'null';
+}
+
+/**
+ * A property removed from a schema a client sends is breaking here, whatever the differ says
+ * (it takes an optional one as compatible, as for servers that ignore unknown fields): this
+ * service refuses a field it does not know (422 parameter_unknown), so a client still sending it
+ * would be refused.
+ */
+function sentFieldRemoval(d: { action: string; path: readonly unknown[] }, inputs: Set<string>): boolean {
+  const [root, group, name] = d.path.map(String);
+  return root === 'components' && group === 'schemas' && inputs.has(name) && d.action === 'remove' && d.path.map(String).at(-2) === 'properties';
 }
 
 /** The names of the component schemas a client sends: reachable from a path's request body or parameters. */

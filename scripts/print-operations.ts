@@ -63,7 +63,7 @@ const WITHOUT_A_KEY = [
   '| `GET /metrics` | Prometheus metrics, for loopback callers or `METRICS_TOKEN` (see [Logs and metrics](observability.md#metrics)) |',
   '| `/graphql` | GraphQL (with a key; subscriptions over WebSocket or SSE); opened in a browser, GraphiQL |',
   '| `/ops` | The ops screen, for staff signed in as team members (see [Ops screen](ops-screen.md)) |',
-  '| `GET /embed/v1/components.js` | The embedded booking components, one ES module (CORS `*`); `GET /embed/v1/theme` with a publishable key gives them the branding (see [Embedding](embedding.md)) |',
+  '| `GET /embed/v1/components.js` | The embedded booking components, one ES module (CORS `*`); `GET /embed/v1/theme` with a publishable key gives them the branding and, live, the settings of the processor payment form (see [Embedding](embedding.md)) |',
   '| `GET` and `POST <checkout url>` (`/checkout/{booking_id}?payment&expires&signature`) | A checkout\'s hosted payment page; in the sandbox its test card form (Pay, Decline) drives the sandbox processor (see [Embedding](embedding.md#security-model)) |',
 ];
 

@@ -4,6 +4,7 @@ import { logLevel } from './log.ts';
 import type { MessagingConfig } from './messaging/channels.ts';
 import { PRIVATE_TARGET_POLICIES, type PrivateTargetPolicy } from './domain/webhooks/url-policy.ts';
 import type { S3StorageSettings } from './storage/s3-storage.ts';
+import { parseStripeJsUrl } from './processors/stripe-js.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy } from './jobs/retention-policy.ts';
 
 /**
@@ -54,7 +55,7 @@ export interface AppConfig {
   /** PUBLIC_URL: the address clients reach this service at, for the file links it hands out (default: the address each request came to). */
   publicUrl: string | undefined;
   /** Live payments through Stripe (STRIPE_SECRET_KEY); unset, live money operations answer 502 processor_not_configured. */
-  stripe: { secretKey: string | undefined; publishableKey?: string; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number };
+  stripe: { secretKey: string | undefined; publishableKey?: string; webhookSecret: string | undefined; apiUrl: string | undefined; timeoutMs: number; maxNetworkRetries: number; jsUrl?: string };
   /** DNS_SERVERS: the DNS servers custom domains are verified through (unset: the system's). */
   dnsServers: string[] | undefined;
   /** DNS_TIMEOUT_MS: how long one DNS question may take (two tries). */
@@ -124,7 +125,7 @@ function smtpUrl(name: string, env: NodeJS.ProcessEnv): string | undefined {
   throw new Error(`${name} must be an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587`);
 }
 
-/** STRIPE_PUBLISHABLE_KEY: Stripe's pk_live_/pk_test_ key, for the live hosted payment page's Stripe.js. */
+/** STRIPE_PUBLISHABLE_KEY: Stripe's pk_live_/pk_test_ key, for Stripe.js on the live payment steps (the hosted page, the embedded components). */
 function stripePublishableKey(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.STRIPE_PUBLISHABLE_KEY;
   if (!raw) return undefined;
@@ -222,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       publishableKey: stripePublishableKey(env),
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
       apiUrl: stripeApiUrl(env),
+      jsUrl: parseStripeJsUrl(env.STRIPE_JS_URL),
       timeoutMs: num('STRIPE_TIMEOUT_MS', 20_000, env),
       maxNetworkRetries: num('STRIPE_MAX_NETWORK_RETRIES', 1, env),
     },

@@ -8,7 +8,7 @@ import type { EdgeStep } from './http/edge/runner.ts';
 import { healthChecks } from './http/health-checks.ts';
 import { asDomainError, errorAnswer } from './http/error-envelope.ts';
 import { createGraphQLServer, GRAPHQL_PATH, type EdgeDeps, type Yoga } from './http/graphql-server.ts';
-import { nodeListener } from './http/transports/node.ts';
+import { answerClientError, nodeListener } from './http/transports/node.ts';
 import type { RequestFrame, YogaServerContext } from './http/transports/yoga.ts';
 import { configuredProcessors, reportingProcessors } from './processors/configured.ts';
 import { reportingIdentityFailures, sandboxIdentityProvider, unconfiguredIdentityProvider } from './processors/identity-providers.ts';
@@ -144,6 +144,7 @@ export async function buildApp(options: {
     signingLinkSigner: signingLinkSigner(agreementLinks),
     browserBookingSecrets: browserBookingSecrets(browserBookings),
     stripePublishableKey: config.stripe.publishableKey,
+    stripeJsUrl: config.stripe.jsUrl,
     identityProviders: reportingIdentityProviders(identityProviders),
     files: { storage, signer: fileLinkSigner(fileLinks), publicUrl: config.publicUrl },
     dns: systemResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
@@ -214,6 +215,8 @@ export async function buildApp(options: {
     yoga,
     async listen(port, host) {
       const s = createServer(listener);
+      // What Node's parser refuses (headers over 16 KiB, bytes that are not HTTP) answers in the envelope too.
+      s.on('clientError', answerClientError);
       // Idle keep-alive connections outlive a load balancer's (commonly 60 s), so the server is
       // never the one to close a connection a client is about to reuse (an ECONNRESET for it).
       s.keepAliveTimeout = 65_000;

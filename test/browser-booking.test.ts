@@ -1,3 +1,4 @@
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { createVehicle } from './support/fixtures.ts';
@@ -12,6 +13,18 @@ import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
  */
 
 const SITE = 'https://shop.lonestar.example';
+
+/** A request from another client address: the connection's own source is `address` (any 127.x reaches the loopback). */
+async function fromAddress(address: string, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  const dispatcher = new Agent({ localAddress: address });
+  try {
+    const res = await undiciFetch(url, { ...init, dispatcher });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as any };
+  } finally {
+    await dispatcher.close();
+  }
+}
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10) + 'T10:00:00.000Z';
 
 describe.each(ENGINES)('browser booking on %s', (engine) => {
@@ -178,6 +191,101 @@ describe.each(ENGINES)('browser booking on %s', (engine) => {
     expect(await declined.text()).toContain('The card was declined.');
     expect((await api.get(`/v1/bookings/${created.body.id}`)).body.state).toBe('pending_payment');
     expect((await api.get(`/v1/bookings/${created.body.id}/payment`)).body.state).toBe('failed');
+  });
+
+  it("keeps a publishable key's Idempotency-Key per client address: the same key and body from another address get no replay, and no client_secret but their own", async () => {
+    const body = booking(shown.id, 100);
+    const headers = { origin: SITE, 'idempotency-key': `browser-idem-${engine}` };
+    const first = await browser.post('/v1/bookings', body, headers);
+    expect(first.status).toBe(201);
+    const secret: string = first.body.client_secret;
+    // The same address retrying: the first answer again, its secret included.
+    const retry = await browser.post('/v1/bookings', body, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+
+    // Another address repeating the key and the body runs as a new request: the car is taken.
+    const post = (address: string, payload: unknown) => fromAddress(address, `${t.baseUrl}/v1/bookings`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.business.test_public_key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload),
+    });
+    const elsewhere = await post('127.0.0.2', body);
+    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.error).toMatchObject({ type: 'conflict', code: 'vehicle_unavailable' });
+    expect(elsewhere.text).not.toContain(secret);
+    expect(elsewhere.text).not.toContain(first.body.id);
+    // Its own outcome is what it gets replayed.
+    const elsewhereAgain = await post('127.0.0.2', body);
+    expect(elsewhereAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(elsewhereAgain.body.error.code).toBe('vehicle_unavailable');
+    // A third address with the same key and a free period: its own booking, with its own secret.
+    const third = await post('127.0.0.3', booking(shown.id, 104));
+    expect(third.status).toBe(201);
+    expect(third.body.id).not.toBe(first.body.id);
+    expect(third.body.client_secret).toMatch(new RegExp(`^${third.body.id}_secret_`));
+    expect(third.text).not.toContain(secret);
+
+    // A secret key's keys are the business's, whatever the address: the replay reaches any of them.
+    const serverBody = booking(shown.id, 108);
+    const server = await api.post('/v1/bookings', serverBody, { 'idempotency-key': `server-idem-${engine}` });
+    const fromElsewhere = await fromAddress('127.0.0.2', `${t.baseUrl}/v1/bookings`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.business.test_secret_key}`, 'content-type': 'application/json', 'idempotency-key': `server-idem-${engine}` }, body: JSON.stringify(serverBody),
+    });
+    expect(fromElsewhere.headers.get('idempotent-replayed')).toBe('true');
+    expect(fromElsewhere.body.id).toBe(server.body.id);
+  });
+
+  it("reads over GraphQL, with a booking's client_secret, what REST shows: the booking and its checkout, not their related objects", async () => {
+    const pk = graphqlClient(t.baseUrl, t.business.test_public_key);
+    const created = await browser.post('/v1/bookings', booking(shown.id, 112), { origin: SITE });
+    const { id, client_secret: secret } = created.body;
+    const as = { 'x-client-secret': secret, origin: SITE };
+    const own = await pk('query($id: ID!) { booking(id: $id) { id state totalCents gates { payment } dayRates { date } } }', { id }, as);
+    expect(own.errors).toBeUndefined();
+    expect(own.data.booking).toMatchObject({ id, state: 'pending_payment', gates: { payment: 'pending' } });
+    for (const [query, field] of [
+      ['query($id: ID!) { booking(id: $id) { id customer { email phone metadata } } }', 'Booking.customer'],
+      ['query($id: ID!) { booking(id: $id) { id payment { state failureMessage } } }', 'Booking.payment'],
+      ['query($id: ID!) { booking(id: $id) { ...Money } } fragment Money on Booking { transactions { amountCents } }', 'Booking.transactions'],
+      ['query($id: ID!) { ... on Query { booking(id: $id) { ... on Booking { charges { id } } } } }', 'Booking.charges'],
+      ['query($id: ID!) { booking(id: $id) { deposit { id } } }', 'Booking.deposit'],
+      ['mutation($id: ID!) { createCheckout(bookingId: $id) { id url booking { customer { email } } } }', 'Checkout.booking'],
+    ] as const) {
+      const refused = await pk(query, { id }, as);
+      expect(refused.data ?? null, field).toBeNull();
+      expect(refused.errors![0].extensions, field).toMatchObject({ type: 'authorization_error', code: 'secret_key_required' });
+      expect(refused.errors![0].message, field).toContain(field);
+    }
+    // The refused checkout started nothing; the one REST would answer does.
+    expect((await api.get(`/v1/bookings/${id}`)).body.state).toBe('pending_payment');
+    const checkout = await pk('mutation($id: ID!) { createCheckout(bookingId: $id) { id bookingId url clientSecret } }', { id }, as);
+    expect(checkout.errors).toBeUndefined();
+    expect(checkout.data.createCheckout).toMatchObject({ bookingId: id, url: expect.stringContaining(`/checkout/${id}?`) });
+    // A secret key still reads the related objects.
+    const sk = graphqlClient(t.baseUrl, t.business.test_secret_key);
+    expect((await sk('query($id: ID!) { booking(id: $id) { customer { email } } }', { id })).data.booking.customer.email).toBe('grace@example.com');
+  });
+
+  it("counts every browser-booking call against the address's limit: a GraphQL request's aliases and root fragments too", async () => {
+    const input = (i: number) => `{ vehicleId: "${shown.id}", startAt: "${future(200 + i * 3)}", endAt: "${future(201 + i * 3)}", customer: { name: "Grace Hopper", email: "grace@example.com" } }`;
+    const gqlFrom = (address: string, query: string) => fromAddress(address, `${t.baseUrl}/graphql`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.business.test_public_key}`, 'content-type': 'application/json', origin: SITE }, body: JSON.stringify({ query }),
+    });
+    // Twelve bookings in one request, inside an inline fragment at the root: twelve calls (the limit here is 20).
+    const twelve = await gqlFrom('127.0.0.4', `mutation { ... on Mutation { ${Array.from({ length: 12 }, (_, i) => `b${i}: createBooking(input: ${input(i)}) { id }`).join(' ')} } }`);
+    expect(twelve.body.errors).toBeUndefined();
+    expect(Object.keys(twelve.body.data)).toHaveLength(12);
+    // Nine more through a named fragment: 21 calls, over the limit; refused before any runs.
+    const before = (await api.get(`/v1/bookings?vehicle_id=${shown.id}&limit=100`)).body.data.length;
+    const nine = await gqlFrom('127.0.0.4', `mutation { ...More } fragment More on Mutation { ${Array.from({ length: 9 }, (_, i) => `c${i}: createBooking(input: ${input(20 + i)}) { id }`).join(' ')} }`);
+    // GraphQL's answer to a refused operation: its error, as every refusal over GraphQL.
+    expect(nine.body.errors[0].extensions).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', status: 429 });
+    expect(nine.body.data ?? null).toBeNull();
+    expect(Number(nine.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await api.get(`/v1/bookings?vehicle_id=${shown.id}&limit=100`)).body.data.length).toBe(before);
+    // Another address has its own count.
+    const other = await gqlFrom('127.0.0.5', `mutation { createBooking(input: ${input(40)}) { id } }`);
+    expect(other.body.errors).toBeUndefined();
   });
 
   it('limits browser-booking calls per client address', async () => {

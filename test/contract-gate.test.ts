@@ -75,6 +75,39 @@ describe('breaking-change gate', () => {
       expect(await breakingChanges(released, after)).toEqual([]);
     });
 
+    /** A nullable schema (`anyOf: [X, {type: 'null'}]`) narrowed to never null: X. */
+    const nonNull = (schema: any) => {
+      const { anyOf, ...rest } = schema;
+      return { ...rest, ...anyOf.find((s: any) => s.type !== 'null') };
+    };
+
+    it('takes an answer field narrowed to never null as compatible, REST and GraphQL (no client reads a null it was never sent)', { timeout: 120_000 }, async () => {
+      const after = changed({
+        openapi: (d: any) => (d.components.schemas.Vehicle.properties.make = nonNull(d.components.schemas.Vehicle.properties.make)),
+        graphql: (sdl) => sdl.replace(/^(type Vehicle [^{]*\{[\s\S]*?\n  )make: String\n/m, '$1make: String!\n'),
+      });
+      expect(after.graphql).not.toBe(released.graphql);
+      expect(await breakingChanges(released, after)).toEqual([]);
+    });
+
+    it('keeps a request field narrowed to never null, or removed, breaking, REST and GraphQL (a client sending null, or the field, is refused)', { timeout: 120_000 }, async () => {
+      const narrowed = changed({
+        openapi: (d: any) => (d.components.schemas.CreateVehicleInput.properties.make = nonNull(d.components.schemas.CreateVehicleInput.properties.make)),
+        graphql: (sdl) => sdl.replace(/^(input CreateVehicleInput \{[\s\S]*?\n  )make: String\n/m, '$1make: String!\n'),
+      });
+      expect(narrowed.graphql).not.toBe(released.graphql);
+      const found = await breakingChanges(released, narrowed);
+      expect(found.filter((c) => c.surface === 'REST').map((c) => c.id).some((id) => id.includes('CreateVehicleInput') || id.startsWith('POST /v1/vehicles'))).toBe(true);
+      expect(found.filter((c) => c.surface === 'GraphQL').map((c) => c.id)).toContain('CreateVehicleInput.make');
+      const removed = changed({
+        openapi: (d: any) => delete d.components.schemas.CreateVehicleInput.properties.make,
+        graphql: (sdl) => sdl.replace(/^(input CreateVehicleInput \{[\s\S]*?\n)  """[^"]*"""\n  make: String\n/m, '$1'),
+      });
+      const gone = await breakingChanges(released, removed);
+      expect(gone.filter((c) => c.surface === 'REST').length, JSON.stringify(gone)).toBeGreaterThan(0);
+      expect(gone.filter((c) => c.surface === 'GraphQL').map((c) => c.id)).toContain('CreateVehicleInput.make');
+    });
+
     it('takes a field added to an answered object as compatible, listed as required as the service lists every field it sends, in its answers and events alike', { timeout: 120_000 }, async () => {
       const addTo = (schema: any) => ((schema.properties.fleet_code = { type: ['string', 'null'] }), (schema.required = [...(schema.required ?? []), 'fleet_code']));
       // Vehicle is both a 2xx answer and the object of vehicle.* events (webhooks).

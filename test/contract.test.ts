@@ -3,16 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHandlerRoute, type RestRoute } from '../rest-adapter/route.ts';
 import { routes } from '../rest-adapter/routes/index.ts';
 import { TENANT_MODELS } from '../src/db/tenant-db.ts';
+import { browserBookingSecrets } from '../src/domain/bookings/browser-booking.ts';
+import { platformSecret } from '../src/platform/secrets.ts';
 import { appAccessToken } from './support/app-token.ts';
 import { ENGINES, restClient, startTestApp, type ApiResponse, type TestApp } from './support/app.ts';
 import { bodyTextOf, mutatedBodyOf, pathSegmentOf, valueOf } from './support/fuzz.ts';
-import { makeRow, models } from './support/rows.ts';
+import { makeRow, models, rowData, unique } from './support/rows.ts';
 
 /*
  * The contract every route keeps, generated from the route table: a route added later is
  * covered with no new test code (a new kind of path id needs its model found below, by name).
  *
- * For each route: no key 401 (an OAuth app's token of an ended connection too); a publishable key 403 unless the route is public; a live key
+ * For each route: no key 401 (an OAuth app's token of an ended connection too); a publishable key 403 unless the route is public
+ * (from an origin the business does not allow, 403 browser_origin_not_allowed); with a booking's client_secret (the browser
+ * booking's caller) 403 unless the route is that booking's read or checkout, and 401 for a forged secret; a live key
  * on /v1/test/* 403; another business's id and the other environment's id answer exactly like
  * an unknown id (404); malformed JSON 400; an unknown parameter 422; a POST replayed with its
  * Idempotency-Key answers the same. Then a fuzz over the route's input schema: never a 5xx,
@@ -97,6 +101,9 @@ describe.each(ENGINES)('route contract on %s', (engine) => {
   }
 
   let disconnectedAppToken: string;
+  /** A booking of the caller's (with an id of the booking kind) and its client secret: the browser booking's caller of that booking. */
+  let browserBooking: string;
+  let clientSecret: string;
   beforeAll(async () => {
     t = await startTestApp(engine);
     doc = (await client(null).get('/v1/openapi.json')).body as OpenApi;
@@ -106,6 +113,10 @@ describe.each(ENGINES)('route contract on %s', (engine) => {
     // An OAuth app's access token whose connection the business ended.
     disconnectedAppToken = await appAccessToken(t.db, { platformBusinessId: t.other.business_id, businessId: t.business.business_id, scopes: ['bookings:read'] });
     await t.db.prisma.connectedApp.updateMany({ where: { businessId: t.business.business_id }, data: { revokedAt: new Date() } });
+    const secrets = browserBookingSecrets(await platformSecret(t.db.prisma, 'browser_bookings'));
+    const owner = { businessId: t.business.business_id, livemode: false };
+    browserBooking = String((await t.db.prisma.booking.create({ data: { ...(await rowData(t.db, 'Booking', owner)), id: `bk_${unique()}` } as never })).id);
+    clientSecret = secrets.clientSecret(owner, browserBooking);
   });
   afterAll(async () => {
     console.log(`route contract on ${engine}: ${routes.length} routes, ${counted} generated cases`);
@@ -136,6 +147,20 @@ describe.each(ENGINES)('route contract on %s', (engine) => {
       if (op['x-publishable-key']) expect(res.status, label(route)).not.toBe(403);
       else expectError(route, res, 403, 'secret_key_required');
       if (route.path.startsWith('/v1/test/')) expectError(route, await call(t.business.live_secret_key, path()), 403, 'sandbox_only');
+    });
+
+    it("answers a publishable key with a booking's client_secret only on that booking's read and checkout (else 403), a forged secret 401, a refused origin 403", async () => {
+      const op = operation(route);
+      const ownBooking = op['x-publishable-key-with-client-secret'] === true;
+      const withSecret = await call(t.business.test_public_key, ownBooking ? pathWith(route, { ...idsFor(route, own), booking_id: browserBooking }) : path(), body, { 'x-client-secret': clientSecret });
+      if (ownBooking) expect(withSecret.status, label(route)).not.toBe(403);
+      else expectError(route, withSecret, 403, 'secret_key_required');
+      // That booking's read and checkout, of another booking: exactly like an unknown one.
+      if (ownBooking) expectError(route, await call(t.business.test_public_key, path(), body, { 'x-client-secret': clientSecret }), 404, 'resource_missing');
+      const forged = `${browserBooking}_secret_${'A'.repeat(43)}`;
+      expectError(route, await call(t.business.test_public_key, path(), body, { 'x-client-secret': forged }), 401, 'invalid_client_secret');
+      expectError(route, await call(t.business.test_public_key, `${path()}?client_secret=${'x'.repeat(5000)}`), 401, 'invalid_client_secret');
+      expectError(route, await call(t.business.test_public_key, path(), body, { origin: 'https://not-allowed.example' }), 403, 'browser_origin_not_allowed');
     });
 
     if (paramsOf(route).length > 0) it("answers another business's id and the other environment's id exactly like an unknown id", async () => {

@@ -5,9 +5,12 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEmbed } from '../scripts/build-embed.mjs';
-import { restClient, startTestApp, type TestApp } from './support/app.ts';
+import { sandboxProcessor } from '../src/processors/sandbox-processor.ts';
+import { stripeProcessor } from '../src/processors/stripe-processor.ts';
+import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
 import { CHROMIUM } from './support/browser.ts';
 import { createVehicle } from './support/fixtures.ts';
+import { startStripeStandIn, type StripeStandIn } from './support/stripe-stand-in.ts';
 
 /*
  * The embedded booking components in a real browser (Debian's Chromium, playwright-core) on
@@ -16,14 +19,15 @@ import { createVehicle } from './support/fixtures.ts';
  * origin, no 'unsafe-inline'). The shop's origin is http://localhost:<port> (allowed in the
  * sandbox); http://shop.test:<port> (mapped to the loopback by the browser) is an origin the
  * business does not allow. Every request the page makes is recorded: none goes to another host.
- * SCREENSHOTS=1 saves a PNG of each step into docs/ (docs/embedding.md shows them).
+ * SCREENSHOTS=1 saves a PNG of each step into docs/ (docs/embedding.md shows them). Both
+ * storage engines.
  */
 
 const root = path.resolve(import.meta.dirname, '..');
 const SCREENSHOTS = process.env.SCREENSHOTS === '1';
 const SERIOUS = new Set(['serious', 'critical']);
 
-describe('the embedded booking components in Chromium', () => {
+describe.each(ENGINES)('the embedded booking components in Chromium on %s', (engine) => {
   let t: TestApp;
   let api: ReturnType<typeof restClient>;
   let shop: Server;
@@ -53,7 +57,7 @@ describe('the embedded booking components in Chromium', () => {
   beforeAll(async () => {
     await buildEmbed();
     axeSource = await readFile(path.join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-    t = await startTestApp('pglite');
+    t = await startTestApp(engine);
     api = restClient(t.baseUrl, t.business.test_secret_key);
     sedan = await createVehicle(api, { name: 'Toyota Corolla', daily_rate_cents: 4900 });
     const suv = await createVehicle(api, { name: 'Ford Explorer', daily_rate_cents: 8900 });
@@ -85,56 +89,19 @@ describe('the embedded booking components in Chromium', () => {
     await t?.close();
   });
 
-  /**
-   * The shop's page in a fresh context: every request recorded (and any to another host
-   * refused), the contract's DOM events and CSP violations collected.
-   */
+  /** The shop's page (see openShopPage), with the components' API the one other origin it may reach. */
   async function open(host: 'localhost' | 'shop.test', key: string, attrs = '', pathAndQuery = '/') {
-    const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
-    const page = await context.newPage();
-    const requests: { url: string; headers: Record<string, string>; body: string | null }[] = [];
-    const elsewhere: string[] = [];
     const shopOrigin = `http://${host}:${shopPort}`;
-    await page.route('**/*', async (route) => {
-      const request = route.request();
-      requests.push({ url: request.url(), headers: await request.allHeaders(), body: request.postData() });
-      if (request.url().startsWith(shopOrigin) || request.url().startsWith(t.baseUrl)) return route.continue();
-      elsewhere.push(request.url());
-      return route.abort();
-    });
-    const failures: string[] = [];
-    page.on('pageerror', (err) => failures.push(err.message));
-    await page.addInitScript(() => {
-      const w = window as unknown as { rentalEvents: { type: string; detail: unknown }[]; cspViolations: string[] };
-      w.rentalEvents = [];
-      w.cspViolations = [];
-      for (const type of ['rental:quote', 'rental:booking', 'rental:paid', 'rental:error']) {
-        document.addEventListener(type, (e) => w.rentalEvents.push({ type, detail: (e as CustomEvent).detail }));
-      }
-      document.addEventListener('securitypolicyviolation', (e) => w.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
     const target = new URL(pathAndQuery, shopOrigin);
     target.searchParams.set('key', key);
     target.searchParams.set('attrs', attrs);
-    await page.goto(target.href);
-    return { page, context, requests, elsewhere, failures, shopOrigin };
+    return { ...(await openShopPage(browser, target, [t.baseUrl])), shopOrigin };
   }
 
-  const events = (page: Page) => page.evaluate(() => (window as unknown as { rentalEvents: { type: string; detail: Record<string, unknown> }[] }).rentalEvents);
-  const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
-
-  /** axe-core over the page, shadow roots included: the serious and critical violations. */
-  async function seriousViolations(page: Page): Promise<string[]> {
-    await page.evaluate(axeSource);
-    const result = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }> } }).axe;
-      return axe.run(document, { resultTypes: ['violations'] });
-    });
-    return result.violations.filter((v) => SERIOUS.has(v.impact)).map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-  }
+  const seriousViolations = (page: Page) => axeSerious(page, axeSource);
 
   const shot = async (page: Page, name: string) => {
-    if (SCREENSHOTS) await page.locator('rental-booking').screenshot({ path: path.join(root, 'docs', `embed-${name}.png`) });
+    if (SCREENSHOTS && engine === 'pglite') await page.locator('rental-booking').screenshot({ path: path.join(root, 'docs', `embed-${name}.png`) });
   };
 
   it('runs the whole flow on a strict-CSP page of another origin, from dates to a paid booking verified with the secret key; axe finds nothing serious at any step', async () => {
@@ -316,10 +283,246 @@ describe('the embedded booking components in Chromium', () => {
     expect((await events(page)).filter((e) => e.type === 'rental:error').map((e) => e.detail.code)).toEqual(['vehicle_id_missing']);
     expect(await seriousViolations(page)).toEqual([]);
     expect(elsewhere).toEqual([]);
-    if (SCREENSHOTS) await page.locator('main').screenshot({ path: path.join(root, 'docs', 'embed-8-small-elements.png') });
+    if (SCREENSHOTS && engine === 'pglite') await page.locator('main').screenshot({ path: path.join(root, 'docs', 'embed-8-small-elements.png') });
     await context.close();
   }, 120_000);
 });
+
+const STRIPE_SECRET_KEY = 'sk_test_standin_embed_4eC39HqLyjWDarjtT1zdp7dc';
+const STRIPE_PUBLISHABLE_KEY = 'pk_test_standinEmbed51HdXyZ';
+const STRIPE_WEBHOOK_SECRET = 'whsec_standin_embed';
+
+/*
+ * Live mode: the processor's payment form inside <rental-booking>. The processor is the Stripe
+ * stand-in on loopback (test/support/stripe-stand-in.ts), reached by the browser as
+ * http://stripe.test:<port>: it serves its own Stripe.js (STRIPE_JS_URL), whose Payment
+ * Element frame confirms the PaymentIntent, and sends Stripe's signed events to the service,
+ * as Stripe does. The shop's strict CSP allows the API's origin and, for the payment step,
+ * exactly the processor's: nothing else.
+ */
+describe.each(ENGINES)('the live payment step inside <rental-booking>, against the Stripe stand-in, on %s', (engine) => {
+  let t: TestApp;
+  let stripe: StripeStandIn;
+  let api: ReturnType<typeof restClient>;
+  let shop: Server;
+  let shopPort: number;
+  let processor: string;
+  let browser: Browser;
+  let axeSource: string;
+
+  beforeAll(async () => {
+    await buildEmbed();
+    axeSource = await readFile(path.join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+    stripe = await startStripeStandIn({ secretKey: STRIPE_SECRET_KEY, webhookSecret: STRIPE_WEBHOOK_SECRET, publishableKey: STRIPE_PUBLISHABLE_KEY });
+    processor = `http://stripe.test:${new URL(stripe.url).port}`;
+    const settings = { secretKey: STRIPE_SECRET_KEY, apiUrl: stripe.url, timeoutMs: 5_000, maxNetworkRetries: 0 };
+    t = await startTestApp(
+      engine,
+      { stripe: { ...settings, webhookSecret: STRIPE_WEBHOOK_SECRET, publishableKey: STRIPE_PUBLISHABLE_KEY, jsUrl: `${processor}/v3/` } },
+      { processors: { test: sandboxProcessor(), live: stripeProcessor(settings) } },
+    );
+    stripe.deliverEventsTo(`${t.baseUrl}/v1/processor/stripe/webhook`);
+    api = restClient(t.baseUrl, t.business.live_secret_key);
+    const apiOrigin = new URL(t.baseUrl).origin;
+    shop = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://shop');
+      // /: the CSP an integrator of live payments needs (docs/embedding.md); /no-processor: the sandbox's, without the processor.
+      const extra = url.pathname === '/no-processor' ? '' : ` ${processor}`;
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': `default-src 'none'; script-src ${apiOrigin}${extra}; connect-src ${apiOrigin}${extra}; frame-src${extra || " 'none'"}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`,
+      });
+      res.end(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Lone Star Rentals</title>
+<script type="module" src="${t.baseUrl}/embed/v1/components.js"></script>
+</head><body><main><h1>Lone Star Rentals</h1>
+<rental-booking publishable-key="${t.business.live_public_key}"></rental-booking>
+</main></body></html>`);
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    shopPort = (shop.address() as AddressInfo).port;
+    const car = await createVehicle(api, { name: 'Tesla Model 3', daily_rate_cents: 9900 });
+    // Live: no localhost unless the business allows it (local development).
+    expect((await api.post('/v1/website', { published: true, published_vehicle_ids: [car.id], allowed_origins: [`http://localhost:${shopPort}`] })).status).toBe(200);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP stripe.test 127.0.0.1'],
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    shop?.close();
+    await t?.close();
+    await stripe?.close();
+  });
+
+  /** The shop page through the flow up to the payment step: dates, the car, the customer, Book. */
+  async function toPayment(pathname: string, days: number, customer: { name: string; email: string }) {
+    const opened = await openShopPage(browser, new URL(pathname, `http://localhost:${shopPort}`), [t.baseUrl, processor]);
+    const { page } = opened;
+    await page.getByLabel('Pick-up').fill(localInput(days));
+    await page.getByLabel('Return').fill(localInput(days + 3));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('radio', { name: /Tesla Model 3.*\$297\.00 for 3 days/ }).check();
+    await page.getByLabel('Full name').fill(customer.name);
+    await page.getByLabel('Email').fill(customer.email);
+    // Until the payment step, nothing comes from the processor's host.
+    expect(opened.requests.filter((r) => r.url.startsWith(processor))).toEqual([]);
+    await page.getByRole('button', { name: 'Book' }).click();
+    return opened;
+  }
+
+  const bookingOf = async (page: Page) => ((await events(page)).find((e) => e.type === 'rental:booking')!.detail as { booking_id: string }).booking_id;
+
+  it('mounts the processor\'s payment form inside the element; a declined card is announced and the customer tries again; rental:paid comes only once the service has the payment', async () => {
+    const { page, context, requests, elsewhere, failures } = await toPayment('/', 30, { name: 'Katherine Johnson', email: 'katherine@example.com' });
+    const frame = page.frameLocator('rental-booking iframe[title="Secure payment input frame"]');
+    await frame.getByLabel('Card number').waitFor();
+    // The form is the element's: a light-DOM child slotted into its shadow root's payment panel, drawn inside the element's box.
+    const placement = await page.locator('rental-booking').evaluate((el) => {
+      const iframe = el.querySelector('iframe')!;
+      const slot = iframe.parentElement!.assignedSlot;
+      return { slot: slot?.name ?? null, inShadow: slot?.getRootNode() === el.shadowRoot, inPanel: !!slot?.closest('[part="payment"]'), src: new URL(iframe.src).origin };
+    });
+    expect(placement).toEqual({ slot: 'rental-payment-form', inShadow: true, inPanel: true, src: processor });
+    const [host, form] = await Promise.all([page.locator('rental-booking').boundingBox(), page.locator('rental-booking iframe').boundingBox()]);
+    expect(form!.y).toBeGreaterThanOrEqual(host!.y);
+    expect(form!.y + form!.height).toBeLessThanOrEqual(host!.y + host!.height);
+    // Stripe.js came from the processor, and only it.
+    expect(requests.filter((r) => r.url.startsWith(processor)).map((r) => new URL(r.url).pathname)).toContain('/v3/');
+    const bookingId = await bookingOf(page);
+    expect((await api.get(`/v1/bookings/${bookingId}`)).body.state).toBe('checkout_started');
+    expect(await axeSerious(page, axeSource)).toEqual([]);
+    await page.getByRole('button', { name: 'Pay' }).waitFor();
+    await expect.poll(() => page.getByRole('button', { name: 'Pay' }).isEnabled()).toBe(true);
+    if (SCREENSHOTS && engine === 'pglite') await page.locator('rental-booking').screenshot({ path: path.join(root, 'docs', 'embed-4c-live-payment.png') });
+
+    // A declined card: announced, rental:error, nothing paid; the form stays for another try.
+    await frame.getByLabel('Card number').fill('4000 0000 0000 0002');
+    await frame.getByLabel('Expiration date').fill('12 / 34');
+    await frame.getByLabel('Security code').fill('123');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('The card was declined');
+    expect((await events(page)).at(-1)).toEqual({ type: 'rental:error', detail: { code: 'card_declined', message: expect.stringContaining('declined') } });
+    await stripe.eventsSent();
+    expect((await api.get(`/v1/bookings/${bookingId}`)).body.state).toBe('pending_payment');
+    expect((await api.get(`/v1/bookings/${bookingId}/payment`)).body).toMatchObject({ state: 'failed', failure_code: 'generic_decline' });
+    expect(await axeSerious(page, axeSource)).toEqual([]);
+
+    // Another card. Stripe's event is late: the element waits for the service, and says so.
+    stripe.holdEvents();
+    await frame.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Payment accepted' }).count()).toBe(1);
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await events(page)).map((e) => e.type)).not.toContain('rental:paid');
+    expect((await api.get(`/v1/bookings/${bookingId}`)).body.state).toBe('pending_payment');
+    stripe.releaseEvents();
+    await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+    const confirmation = await page.getByRole('status').textContent();
+    expect(confirmation).toContain(bookingId);
+
+    // The business sees it paid, with its secret key.
+    const booking = (await api.get(`/v1/bookings/${bookingId}`)).body;
+    expect(['booked', 'confirmed', 'ready_for_pickup']).toContain(booking.state);
+    expect(confirmation).toContain(booking.state);
+    expect((await api.get(`/v1/bookings/${bookingId}/payment`)).body.state).toBe('succeeded');
+    expect(stripe.delivered.map((d) => [d.type, d.status])).toEqual(expect.arrayContaining([['payment_intent.payment_failed', 200], ['payment_intent.succeeded', 200]]));
+    const seen = await events(page);
+    expect(seen.map((e) => e.type)).toEqual(['rental:quote', 'rental:booking', 'rental:error', 'rental:paid']);
+    expect(seen.at(-1)!.detail).toEqual({ booking_id: bookingId });
+    // The processor's form left with its step.
+    await expect(page.locator('rental-booking iframe').count()).resolves.toBe(0);
+    expect(await axeSerious(page, axeSource)).toEqual([]);
+
+    // Card numbers went to the processor's frame only: never to the API or the shop.
+    const toOthers = requests.filter((r) => !r.url.startsWith(processor));
+    expect(toOthers.filter((r) => /4242|4000 ?0000/.test(`${r.url} ${r.body ?? ''}`))).toEqual([]);
+    // Nothing from any other host; the page's CSP (the API and the processor) held.
+    expect(elsewhere).toEqual([]);
+    expect(requests.every((r) => [`http://localhost:${shopPort}`, t.baseUrl, processor].some((o) => new URL(r.url).origin === new URL(o).origin))).toBe(true);
+    expect(await cspViolations(page)).toEqual([]);
+    expect(failures).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  it("serves the checkout's hosted live page on the same configuration: Stripe.js from STRIPE_JS_URL under the page's own CSP, and the payment books the booking", async () => {
+    const car = (await api.get('/v1/vehicles?limit=1')).body.data[0].id;
+    const created = await api.post('/v1/bookings', { vehicle_id: car, start_at: future(50), end_at: future(52), customer: { name: 'Mary Jackson', email: 'mary@example.com' } });
+    const checkout = (await api.post(`/v1/bookings/${created.body.id}/checkout`)).body;
+    const { page, context, elsewhere, failures } = await openShopPage(browser, new URL(checkout.url), [processor]);
+    const frame = page.frameLocator('#payment-element iframe');
+    await frame.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    // Stripe.js comes back to the page; by then the booking may already be booked (the event can be first).
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/Payment received|is (booked|confirmed|ready_for_pickup)/);
+    await stripe.eventsSent();
+    expect(['booked', 'confirmed', 'ready_for_pickup']).toContain((await api.get(`/v1/bookings/${created.body.id}`)).body.state);
+    expect(elsewhere).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
+    expect(failures).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("says why when the page's policy keeps the processor's script out: an alert and rental:error processor_unavailable", async () => {
+    const { page, context } = await toPayment('/no-processor', 40, { name: 'Dorothy Vaughan', email: 'dorothy@example.com' });
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('The secure payment form could not be loaded');
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'rental:error', detail: { code: 'processor_unavailable' } });
+    expect(await cspViolations(page)).toEqual(expect.arrayContaining([expect.stringMatching(/^script-src(-elem)? http:\/\/stripe\.test:/)]));
+    await expect(page.getByRole('button', { name: 'Pay' }).isDisabled()).resolves.toBe(true);
+    await context.close();
+  }, 120_000);
+});
+
+/**
+ * A shop's page in a fresh context of `browser`: every request recorded, any to an origin
+ * other than the page's own and `allowed` refused (and listed in `elsewhere`), the
+ * contract's DOM events and CSP violations collected.
+ */
+async function openShopPage(browser: Browser, target: URL, allowed: string[]) {
+  const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+  const page = await context.newPage();
+  const requests: { url: string; headers: Record<string, string>; body: string | null }[] = [];
+  const elsewhere: string[] = [];
+  const origins = [target.origin, ...allowed];
+  await page.route('**/*', async (route) => {
+    const request = route.request();
+    requests.push({ url: request.url(), headers: await request.allHeaders(), body: request.postData() });
+    if (origins.some((o) => new URL(request.url()).origin === new URL(o).origin)) return route.continue();
+    elsewhere.push(request.url());
+    return route.abort();
+  });
+  const failures: string[] = [];
+  page.on('pageerror', (err) => failures.push(err.message));
+  await page.addInitScript(() => {
+    const w = window as unknown as { rentalEvents: { type: string; detail: unknown }[]; cspViolations: string[] };
+    w.rentalEvents = [];
+    w.cspViolations = [];
+    for (const type of ['rental:quote', 'rental:booking', 'rental:paid', 'rental:error']) {
+      document.addEventListener(type, (e) => w.rentalEvents.push({ type, detail: (e as CustomEvent).detail }));
+    }
+    document.addEventListener('securitypolicyviolation', (e) => w.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(target.href);
+  return { page, context, requests, elsewhere, failures };
+}
+
+const events = (page: Page) => page.evaluate(() => (window as unknown as { rentalEvents: { type: string; detail: Record<string, unknown> }[] }).rentalEvents);
+const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
+
+/** axe-core over the page, shadow roots and frames included (axe is put in each): the serious and critical violations. */
+async function axeSerious(page: Page, axeSource: string): Promise<string[]> {
+  for (const frame of page.frames()) await frame.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    return axe.run(document, { resultTypes: ['violations'] });
+  });
+  return result.violations.filter((v) => SERIOUS.has(v.impact)).map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+}
+
+/** An ISO time `days` from now at 10:00 UTC. */
+const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10) + 'T10:00:00.000Z';
 
 /** `YYYY-MM-DDTHH:mm`, `days` from today at 10:00 local time, as a datetime-local input takes it. */
 function localInput(days: number): string {

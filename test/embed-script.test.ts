@@ -2,12 +2,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEmbed, EMBED_BUDGET_GZIP_BYTES, embedDist, gzipSize } from '../scripts/build-embed.mjs';
-import { restClient, startTestApp, type TestApp } from './support/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
 
 /*
  * The embedded components as the service serves them: GET /embed/v1/components.js (one ES
  * module, CORS *, within its 60 KB gzip budget, the build failing over it) and
- * GET /embed/v1/theme (the business's branding, for a publishable key from an allowed origin).
+ * GET /embed/v1/theme (the business's branding, for a publishable key from an allowed origin;
+ * live, the processor's payment form's settings), the theme on both engines.
  */
 
 describe('the embedded components script', () => {
@@ -47,6 +49,16 @@ describe('the embedded components script', () => {
     expect(gzipSize(await readFile(path.join(embedDist, 'components.js')))).toBe(size);
   }, 120_000);
 
+});
+
+describe.each(ENGINES)('the embedded components\' theme on %s', (engine) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { stripe: { ...loadConfig({}).stripe, publishableKey: 'pk_live_51ThemeTestKey', jsUrl: 'https://js.stripe.com/v3/' } });
+  }, 120_000);
+  afterAll(async () => t?.close());
+
   it("answers the theme (the business's branding) to a publishable key from an allowed origin only", async () => {
     const api = restClient(t.baseUrl, t.business.test_secret_key);
     await api.post('/v1/branding', { primary_color: '#8a1538', accent_color: '#0b6b3a', font: 'Georgia' });
@@ -55,10 +67,30 @@ describe('the embedded components script', () => {
     const ok = await theme('https://shop.example');
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://shop.example');
-    expect(await ok.json()).toEqual({ object: 'embed_theme', livemode: false, business_name: expect.any(String), primary_color: '#8a1538', secondary_color: null, accent_color: '#0b6b3a', font: 'Georgia' });
+    // The sandbox pays with the test card: no processor form.
+    expect(await ok.json()).toEqual({ object: 'embed_theme', livemode: false, business_name: expect.any(String), primary_color: '#8a1538', secondary_color: null, accent_color: '#0b6b3a', font: 'Georgia', payment: null });
     const refused = await theme('https://evil.example');
     expect(refused.status).toBe(403);
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     expect((await fetch(`${t.baseUrl}/embed/v1/theme`)).status).toBe(401);
+  });
+
+  it("tells a live key's elements the processor's payment form to mount: Stripe.js's address and the platform's publishable key", async () => {
+    const live = await fetch(`${t.baseUrl}/embed/v1/theme`, { headers: { authorization: `Bearer ${t.business.live_public_key}` } });
+    expect(live.status).toBe(200);
+    expect(await live.json()).toMatchObject({ livemode: true, payment: { processor: 'stripe', publishable_key: 'pk_live_51ThemeTestKey', script_url: 'https://js.stripe.com/v3/' } });
+  });
+});
+
+describe.each(ENGINES)('the embedded components\' theme without live card payments on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  it('says so (payment null): the live payment step then shows why instead of a form', async () => {
+    const live = await fetch(`${t.baseUrl}/embed/v1/theme`, { headers: { authorization: `Bearer ${t.business.live_public_key}` } });
+    expect((await live.json()).payment).toBeNull();
   });
 });

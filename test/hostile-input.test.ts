@@ -105,6 +105,89 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     }
   });
 
+  /** One raw request on a fresh connection (bytes as given: latin1), its answer. */
+  async function raw(request: string | Buffer) {
+    const { port } = new URL(t.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    try {
+      return await exchange(socket, [typeof request === 'string' ? Buffer.from(request, 'latin1') : request]);
+    } finally {
+      socket.destroy();
+    }
+  }
+  const envelopeOf = (answer: { body: string; headers: Record<string, string> }) => {
+    const error = JSON.parse(answer.body).error;
+    expect(error.request_id).toBe(answer.headers['request-id']);
+    return error;
+  };
+
+  it("answers the browser booking's odd inputs in the envelope: huge or garbled client secrets, odd Origin headers, bytes that are not HTTP", async () => {
+    const pk = t.business.test_public_key;
+    const get = (path: string, headers: string) => raw(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pk}\r\n${headers}\r\n`);
+    // Client secrets: bytes outside ASCII, control characters, far too long, in the header or the query.
+    for (const [path, headers] of [
+      [`/v1/bookings/${bookingId}`, 'X-Client-Secret: \xff\xfe\xfd_secret_\x80\r\n'],
+      [`/v1/bookings/${bookingId}`, `X-Client-Secret: ${bookingId}_secret_\t${'A'.repeat(42)}\r\n`],
+      [`/v1/bookings/${bookingId}`, `X-Client-Secret: ${'A'.repeat(12_000)}\r\n`],
+      [`/v1/bookings/${bookingId}?client_secret=%ff%fe%00`, ''],
+      [`/v1/bookings/${bookingId}?client_secret=${'%41'.repeat(3_000)}`, ''],
+    ] as const) {
+      const answer = await get(path, headers);
+      expect({ path: path.slice(0, 60), status: answer.status }).toEqual({ path: path.slice(0, 60), status: 401 });
+      expect(envelopeOf(answer)).toMatchObject({ type: 'authentication_error', code: 'invalid_client_secret' });
+    }
+    // Origins that are no origin, or not allowed: refused, never a 500, and no CORS header.
+    for (const origin of ['null', '\xff\xfe', 'http://[::1', 'https://shop.example:99999', `https://${'a'.repeat(8_000)}.example`, 'http://localhost:1/path']) {
+      const answer = await get('/v1/public/vehicles', `Origin: ${origin}\r\n`);
+      expect({ origin: origin.slice(0, 40), status: answer.status }).toEqual({ origin: origin.slice(0, 40), status: 403 });
+      expect(envelopeOf(answer)).toMatchObject({ type: 'authorization_error', code: 'browser_origin_not_allowed' });
+      expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    // Over 16 KiB of headers: 431 in the envelope; a NUL or a bare line feed in a header: 400 in the envelope.
+    const huge = await get(`/v1/bookings/${bookingId}`, `X-Client-Secret: ${'A'.repeat(20_000)}\r\n`);
+    expect(huge.status).toBe(431);
+    expect(envelopeOf(huge)).toMatchObject({ type: 'invalid_request', code: 'headers_too_large' });
+    const nul = await get(`/v1/bookings/${bookingId}`, 'X-Client-Secret: a\x00b\r\n');
+    expect(nul.status).toBe(400);
+    expect(envelopeOf(nul)).toMatchObject({ type: 'invalid_request', code: 'request_malformed' });
+    const notHttp = await raw('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n');
+    expect(notHttp.status).toBe(400);
+    expect(envelopeOf(notHttp)).toMatchObject({ code: 'request_malformed' });
+  });
+
+  it("answers the hosted payment page's odd inputs in the envelope or as a page, never a 500", async () => {
+    const booking = await createBooking(api, vehicleId);
+    const checkout = (await api.post(`/v1/bookings/${booking.id}/checkout`)).body;
+    const url = new URL(checkout.url);
+    const post = (body: string | Buffer, type: string, path = url.pathname + url.search) =>
+      raw(Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]));
+    for (const [body, type, status, code] of [
+      [Buffer.from([0x6f, 0x75, 0x74, 0x63, 0x6f, 0x6d, 0x65, 0x3d, 0xff, 0xfe, 0x00]), 'application/x-www-form-urlencoded', 422, 'parameter_invalid'],
+      ['outcome=pay%00', 'application/x-www-form-urlencoded', 422, 'parameter_invalid'],
+      ['{"outcome": ["decline"]}', 'application/json', 422, 'parameter_invalid'],
+      ['{"outcome": "pay", "card_number": {"a": 1}}', 'application/json', 422, 'parameter_invalid'],
+      ['{"outcome": "pay"', 'application/json', 400, 'invalid_json'],
+      [`${'['.repeat(100_000)}`, 'application/json', 400, 'invalid_json'],
+      [Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 'application/json', 400, 'invalid_json'],
+    ] as const) {
+      const answer = await post(body, type);
+      expect({ body: String(body).slice(0, 30), status: answer.status }).toEqual({ body: String(body).slice(0, 30), status });
+      expect(envelopeOf(answer)).toMatchObject({ code });
+    }
+    // Nothing was paid by any of them.
+    expect((await api.get(`/v1/bookings/${booking.id}`)).body.state).toBe('checkout_started');
+    // Garbled links: refused as invalid links.
+    for (const search of ['?payment=%ff&expires=%00&signature=%C0', `?payment=${checkout.payment_id}&expires=99999999999999999999&signature=x`, url.search.replace(/signature=[^&]*/, `signature=${'A'.repeat(10_000)}`)]) {
+      const answer = await raw(`GET ${url.pathname}${search} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expect(answer.status).toBe(403);
+      expect(envelopeOf(answer)).toMatchObject({ code: 'checkout_link_invalid' });
+    }
+    const badPath = await raw(`GET /checkout/bk_%ff%00 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(badPath.status).toBe(404);
+    expect(envelopeOf(badPath)).toMatchObject({ code: 'route_not_found' });
+  });
+
   it('answers a path id with invalid percent-encoding 404 resource_missing, after authentication, with no stack trace', async () => {
     for (const id of ['%', '%zz', '%E0%A4%A', '%00', 'bk_%00x', '%ED%A0%80']) {
       expectError(await api.get(`/v1/bookings/${id}`), 404, 'resource_missing', 'booking_id');

@@ -44,6 +44,8 @@ export function apiOf(base: string, key: string, messages: { unreachable: string
       : new EmbedError('api_unreachable', messages.unreachable);
   }
 
+  let themeRead: Promise<Theme | null> | null = null;
+
   async function call<T>(run: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
     let result: { data?: T; error?: unknown; response: Response };
     try {
@@ -69,13 +71,16 @@ export function apiOf(base: string, key: string, messages: { unreachable: string
       call(() => client.GET('/v1/bookings/{booking_id}', { params: { path: { booking_id: id } }, headers: { 'x-client-secret': clientSecret } })),
     checkout: (id: string, clientSecret: string) =>
       call(() => client.POST('/v1/bookings/{booking_id}/checkout', { params: { path: { booking_id: id } }, headers: { 'x-client-secret': clientSecret } })),
-    theme: async (): Promise<Theme | null> => {
-      try {
-        const res = await fetch(`${base}/embed/v1/theme`, { headers: { authorization: `Bearer ${key.trim()}` }, credentials: 'omit' });
-        return res.ok ? ((await res.json()) as Theme) : null;
-      } catch {
-        return null; // the flow's own requests say why
-      }
+    /** The business's branding and, live, the processor's payment form: read once (a failed read is tried again on the next call). */
+    theme(): Promise<Theme | null> {
+      themeRead ??= fetch(`${base}/embed/v1/theme`, { headers: { authorization: `Bearer ${key.trim()}` }, credentials: 'omit' })
+        .then((res) => (res.ok ? (res.json() as Promise<Theme>) : null))
+        .catch(() => null) // the flow's own requests say why
+        .then((read) => {
+          if (!read) themeRead = null;
+          return read;
+        });
+      return themeRead;
     },
     /** The sandbox's test card: Pay or Decline on the checkout's hosted payment page (its `url`). */
     async testPayment(url: string, outcome: 'pay' | 'decline'): Promise<{ outcome: 'paid' | 'declined'; state: string }> {
@@ -106,4 +111,6 @@ export interface Theme {
   secondary_color: string | null;
   accent_color: string | null;
   font: string | null;
+  /** Live: the processor's payment form (Stripe.js from script_url, with the platform's publishable key); null in the sandbox or when not configured. */
+  payment: { processor: 'stripe'; publishable_key: string; script_url: string } | null;
 }

@@ -2,14 +2,16 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Booking, Checkout, PublicVehicle, Quote } from './api.ts';
 import { EmbedError } from './api.ts';
 import { asEmbedError, type ElementProps } from './element.ts';
+import { LivePayment } from './live-payment.tsx';
 
 /*
  * <rental-booking>: the whole flow. Dates ("Pick-up", "Return", "Search"); the available
  * vehicles, each a radio named by the vehicle and its price for the period; the quote's
  * total; the customer ("Full name", "Email", "Phone"); "Book"; payment (sandbox: "Pay" and
  * "Decline", which drive the sandbox processor through the checkout's hosted page; live: the
- * processor's page); the confirmation with the booking's id and state. Each error is shown
- * in words next to what caused it, with role="alert".
+ * processor's payment form inside the element, src/live-payment.tsx); the confirmation with
+ * the booking's id and state. Each error is shown in words next to what caused it, with
+ * role="alert".
  */
 
 type Option = { vehicle: PublicVehicle; quote: Quote };
@@ -140,38 +142,19 @@ export function BookingFlow(props: ElementProps) {
       // A declined payment ends its checkout: the next attempt starts a new one.
       const current = checkout ?? (await api.checkout(booking!.id, booking!.client_secret));
       setCheckout(current);
-      const result = await api.testPayment(current.url!, outcome);
+      const result = await api.testPayment(current.url, outcome);
       if (result.outcome === 'declined') {
         setCheckout(null);
         throw new EmbedError('card_declined', t.errors.declined);
       }
-      const paid = await api.booking(booking!.id, booking!.client_secret);
-      setBooking({ ...paid, client_secret: booking!.client_secret });
-      setStep('done');
-      emit('rental:paid', { booking_id: paid.id });
+      paid(await api.booking(booking!.id, booking!.client_secret));
     });
 
-  // Live: the customer pays on the processor's page (the checkout's url, in a new tab); the
-  // element follows the booking until the payment is reported.
-  useEffect(() => {
-    if (sandbox || step !== 'payment' || !booking || !api) return;
-    const timer = setInterval(() => {
-      api.booking(booking.id, booking.client_secret).then(
-        (now) => {
-          if (['pending_payment', 'checkout_started', 'payment_pending'].includes(now.state)) return;
-          clearInterval(timer);
-          setBooking({ ...now, client_secret: booking.client_secret });
-          if (now.state === 'canceled') fail('payment', new EmbedError('booking_canceled', `${t.bookingId} ${now.id}: ${now.state}`));
-          else {
-            setStep('done');
-            emit('rental:paid', { booking_id: now.id });
-          }
-        },
-        () => undefined, // a failed poll is tried again
-      );
-    }, 3000);
-    return () => clearInterval(timer);
-  }, [step, booking?.id]);
+  const paid = (now: Booking) => {
+    setBooking({ ...now, client_secret: booking!.client_secret });
+    setStep('done');
+    emit('rental:paid', { booking_id: now.id });
+  };
 
   const field = (name: 'name' | 'email' | 'phone', label: string, type: 'text' | 'email' | 'tel', autocomplete: string, required: boolean) => (
     <label>
@@ -234,10 +217,8 @@ export function BookingFlow(props: ElementProps) {
               <button type="button" class="secondary" disabled={busy} onClick={() => void pay('decline')}>{t.decline}</button>
             </div>
           </>
-        ) : checkout?.url ? (
-          <p>
-            <a href={checkout.url} target="_blank" rel="noopener">{t.livePayment}</a>
-          </p>
+        ) : checkout ? (
+          <LivePayment host={props.host} api={api} booking={booking} checkout={checkout} locale={locale} onPaid={paid} onError={(e) => (e ? fail('payment', e) : clear('payment'))} />
         ) : null}
         <Alert error={errors.payment ?? null} />
       </div>

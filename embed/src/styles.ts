@@ -38,6 +38,7 @@ ul.choices{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
 .field-error{color:var(--_error);font-size:.9rem;font-weight:400}
 .note{color:#4a4a55;font-size:.92rem}
 .actions{display:flex;gap:.6rem;margin-top:.9rem}
+.processor-form{margin:.8rem 0;min-height:3rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:.5rem 0}
 dt{font-weight:600}
 dd{margin:0}

@@ -22,6 +22,19 @@ export const EdgeErrors = errorCatalogue('request', {
     description: 'The request\'s Host header and target do not make a URL (a malformed host, say).',
     build: () => ({ message: 'The request\'s Host header and target do not make a valid URL.' }),
   },
+  headersTooLarge: {
+    type: 'invalid_request',
+    code: 'headers_too_large',
+    status: 431,
+    description: "The request's line and headers together are larger than the server reads (16 KiB): a huge header or query string, such as a client_secret or cookie far longer than any the service hands out.",
+    build: () => ({ message: "The request's line and headers are larger than 16 KiB." }),
+  },
+  requestMalformed: {
+    type: 'invalid_request',
+    code: 'request_malformed',
+    description: 'The request is not HTTP the server can read: a malformed request line, a header with a character HTTP does not allow (a NUL, a bare line feed), a body whose length cannot be told.',
+    build: () => ({ message: 'The request is not well-formed HTTP.' }),
+  },
   methodNotAllowed: {
     type: 'invalid_request',
     code: 'method_not_allowed',

@@ -77,8 +77,10 @@ export interface EdgeDeps {
   signingLinkSigner: SigningLinkSigner;
   /** The key of bookings' client secrets and of the hosted payment pages' links. */
   browserBookingSecrets: BrowserBookingSecrets;
-  /** Stripe's publishable key, for Stripe.js on the live hosted payment page (STRIPE_PUBLISHABLE_KEY). */
+  /** Stripe's publishable key, for Stripe.js on the live payment steps: the hosted payment page and the embedded components (STRIPE_PUBLISHABLE_KEY). */
   stripePublishableKey?: string;
+  /** Where Stripe.js is loaded from (STRIPE_JS_URL; default js.stripe.com's v3). */
+  stripeJsUrl?: string;
   /** Reads a Stripe event off POST /v1/processor/stripe/webhook (null: no signing secret configured). */
   readStripeEvent: ProcessorEventReader | null;
   /** The REST route table (default: every /v1 route of the project). */

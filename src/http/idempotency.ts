@@ -27,29 +27,38 @@ export function validateIdempotencyKey(key: string): void {
 const fingerprint = (body: string) => createHash('sha256').update(body).digest('hex');
 
 /**
+ * The record a key is kept under: the key itself, or, for a caller whose keys are scoped
+ * (a publishable key's: per client address, src/http/edge/steps/idempotency.ts), the scope
+ * and the key. Two scopes never see each other's record.
+ */
+export const idempotencyRecordKey = (key: string, scope: string | null) => (scope ? `${scope}:${key}` : key);
+
+/**
  * Claim a key before running a POST (through the caller's tenant scope). The first request
  * proceeds; a finished one with the same method, path and body is replayed; a different
  * request is 409 `idempotency_key_reused`; the same one still running is 409
  * `idempotency_key_in_use`, unless its owner stopped renewing its lease (the process died),
  * in which case this request takes the claim over, with what the dead owner committed: its
  * operations answer from that instead of running again (src/domain/shared/idempotent-calls.ts).
+ * With a `scope`, the key is looked up and kept within it (idempotencyRecordKey).
  */
 export async function claimIdempotencyKey(
   db: TenantDb,
   owner: TenantScope,
-  request: { key: string; method: string; path: string; body: string; requestId: string },
+  request: { key: string; scope?: string | null; method: string; path: string; body: string; requestId: string },
   now = new Date(),
   leaseMs = IDEMPOTENCY_LEASE_MS,
 ): Promise<Claim> {
   validateIdempotencyKey(request.key);
+  const key = idempotencyRecordKey(request.key, request.scope ?? null);
   const bodyHash = fingerprint(request.body);
   const lease = () => new Date(now.getTime() + leaseMs);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await db.idempotencyRecord.findFirst({ where: { key: request.key } });
+    const existing = await db.idempotencyRecord.findFirst({ where: { key } });
     if (!existing) {
       try {
         await db.idempotencyRecord.create({
-          data: { ...owner, key: request.key, method: request.method, path: request.path, bodyHash, requestId: request.requestId, leaseExpiresAt: lease(), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
+          data: { ...owner, key, method: request.method, path: request.path, bodyHash, requestId: request.requestId, leaseExpiresAt: lease(), expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
         });
         return { kind: 'proceed', committed: null };
       } catch (err) {
@@ -58,7 +67,7 @@ export async function claimIdempotencyKey(
       }
     }
     if (existing.expiresAt <= now) {
-      await db.idempotencyRecord.deleteMany({ where: { key: request.key, expiresAt: { lte: now } } });
+      await db.idempotencyRecord.deleteMany({ where: { key, expiresAt: { lte: now } } });
       continue;
     }
     if (existing.method !== request.method || existing.path !== request.path || existing.bodyHash !== bodyHash) throw EdgeErrors.idempotencyKeyReused(existing.method, existing.path);
@@ -68,7 +77,7 @@ export async function claimIdempotencyKey(
     if (existing.leaseExpiresAt && existing.leaseExpiresAt > now) throw EdgeErrors.idempotencyKeyInUse();
     // Abandoned: take it over, unless another retry just did.
     const { count } = await db.idempotencyRecord.updateMany({
-      where: { key: request.key, state: 'in_flight', leaseExpiresAt: existing.leaseExpiresAt },
+      where: { key, state: 'in_flight', leaseExpiresAt: existing.leaseExpiresAt },
       data: { requestId: request.requestId, leaseExpiresAt: lease() },
     });
     if (count === 1) return { kind: 'proceed', committed: existing.effects as Effects | null };

@@ -6,7 +6,7 @@ import type { EdgeStep } from './edge/runner.ts';
 import { healthStep, type HealthChecks } from './edge/steps/health.ts';
 import { metricsStep } from './edge/steps/metrics.ts';
 import { requestObserver } from './observe.ts';
-import { nodeListener } from './transports/node.ts';
+import { answerClientError, nodeListener } from './transports/node.ts';
 
 /** The address a probe server listens on. */
 export interface ProbeServer {
@@ -32,6 +32,7 @@ export async function startProbeServer(options: { port: number; host: string; he
     },
   ];
   const server: Server = createServer(nodeListener(steps, { observe: requestObserver(options.metrics) }));
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -67,8 +67,7 @@ const CheckoutRef = builder.objectRef<Checkout>('Checkout').implement({
     currency: t.exposeString('currency'),
     clientSecret: t.exposeString('clientSecret', { description: "Completes the payment at the processor (for example Stripe.js's confirmPayment)." }),
     url: t.exposeString('url', {
-      // Never null since 1.1.0; still declared nullable, as 1.0.0 published it.
-      nullable: true,
+      // Non-null since 1.1.0 (1.0.0 declared it nullable): an answer's field narrowed to never null breaks no client.
       description:
         "Where the customer pays, never null: in the sandbox the service's hosted payment page (a test card form with Pay and Decline, which drive the sandbox processor); in live mode the processor's page.",
     }),

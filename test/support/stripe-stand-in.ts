@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Stripe from 'stripe';
+import { PAYMENT_FRAME_HTML, PAYMENT_FRAME_JS, STRIPE_JS } from './stripe-js-stand-in.ts';
 
 /*
  * A stand-in for Stripe's API on loopback: the endpoints the Stripe adapter calls, answering
  * in the shapes Stripe documents (form-encoded requests, JSON objects, `{error: {type, code,
  * decline_code, message}}` refusals with their HTTP statuses, replayed answers for a repeated
  * Idempotency-Key). The customer's side (paying a checkout in the browser) and Stripe's
- * events are driven by the test through `customerPays` and `event`.
+ * events are driven by the test through `customerPays` and `event`; or, in a real browser,
+ * by the stand-in's own Stripe.js (`jsUrl`, test/support/stripe-js-stand-in.ts), whose Payment
+ * Element confirms the PaymentIntent with the publishable key and its client secret, after
+ * which the stand-in sends Stripe's event to `deliverEventsTo`'s URL, signed, as Stripe would.
  */
 
 /** Cards as Stripe's test payment methods behave: one that always pays, one always declined, one that pays once with the customer present and is declined off-session after. */
@@ -75,7 +79,17 @@ function parseForm(body: string): Record<string, unknown> {
   return out;
 }
 
-export async function startStripeStandIn(options: { secretKey: string; webhookSecret: string }) {
+/** What the stand-in's Stripe.js and its Payment Element's frame are served as. */
+const BROWSER_FILES: Record<string, { type: string; body: string }> = {
+  '/v3/': { type: 'text/javascript; charset=utf-8', body: STRIPE_JS },
+  '/v3/elements-inner-payment.html': { type: 'text/html; charset=utf-8', body: PAYMENT_FRAME_HTML },
+  '/v3/elements-inner-payment.js': { type: 'text/javascript; charset=utf-8', body: PAYMENT_FRAME_JS },
+};
+
+/** As api.stripe.com, answers to browsers are readable from any origin (the key and the client secret are the credentials). */
+const CORS = { 'access-control-allow-origin': '*' };
+
+export async function startStripeStandIn(options: { secretKey: string; webhookSecret: string; publishableKey?: string }) {
   const intents = new Map<string, Intent>();
   const refunds = new Map<string, { id: string; object: 'refund'; amount: number; payment_intent: string; status: 'succeeded'; currency: string; metadata: Record<string, string>; failure_reason: null; created: number }>();
   const customers = new Map<string, { id: string; object: 'customer'; metadata: Record<string, string> }>();
@@ -159,11 +173,16 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
       }
       return { status: 200, body: intent };
     }
-    const intentPath = /^\/v1\/payment_intents\/([^/]+)(\/capture|\/cancel)?$/.exec(path);
+    const intentPath = /^\/v1\/payment_intents\/([^/]+)(\/capture|\/cancel|\/confirm)?$/.exec(path);
     if (intentPath) {
       const intent = intents.get(intentPath[1]);
       if (!intent) return refusal(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'intent', message: `No such payment_intent: '${intentPath[1]}'` });
       if (method === 'GET' && !intentPath[2]) return { status: 200, body: intent };
+      if (method === 'POST' && intentPath[2] === '/confirm') {
+        if (intent.status !== 'requires_payment_method') return unexpectedState(intent, 'confirm');
+        if (!p.payment_method) return refusal(400, { type: 'invalid_request_error', code: 'parameter_missing', param: 'payment_method', message: 'Missing required param: payment_method.' });
+        return confirm(intent, String(p.payment_method), false);
+      }
       if (method === 'POST' && intentPath[2] === '/capture') {
         if (intent.status !== 'requires_capture') return unexpectedState(intent, 'capture');
         const amount = p.amount_to_capture === undefined ? intent.amount_capturable : Number(p.amount_to_capture);
@@ -238,6 +257,43 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
     return { status: 200, body: { object: 'list', data: page, has_more: after + limit < newestFirst.length, url: path } };
   }
 
+  /** Where Stripe's events go once a customer paid in the browser (deliverEventsTo), one after another. */
+  let eventsUrl: string | null = null;
+  let deliveries = Promise.resolve();
+  const delivered: { type: string; status: number }[] = [];
+  /** While held (holdEvents), events wait here: Stripe's events may arrive well after the customer paid. */
+  let held: { until: Promise<void>; release(): void } | null = null;
+  function sendEvent(evt: ReturnType<typeof event>) {
+    if (!eventsUrl) return;
+    const target = eventsUrl;
+    const gate = held?.until;
+    deliveries = deliveries.then(async () => {
+      await gate;
+      const payload = JSON.stringify(evt);
+      const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': sign(payload) }, body: payload }).catch(() => null);
+      delivered.push({ type: evt.type, status: res?.status ?? 0 });
+    });
+  }
+
+  /**
+   * A call of Stripe.js from the customer's browser: the publishable key and the PaymentIntent's
+   * client secret are the credentials (a read, or the confirmation with the card the frame took).
+   */
+  function browserCall(method: string, path: string, p: Record<string, any>): { status: number; body: unknown } {
+    const intentPath = /^\/v1\/payment_intents\/([^/]+)(\/confirm)?$/.exec(path);
+    const intent = intentPath ? intents.get(intentPath[1]) : undefined;
+    if (!intentPath || !intent || p.client_secret !== intent.client_secret) {
+      return refusal(400, { type: 'invalid_request_error', code: 'resource_missing', message: 'The client_secret provided does not match any associated PaymentIntent on this account.' });
+    }
+    const shown = () => ({ id: intent.id, object: intent.object, amount: intent.amount, currency: intent.currency, status: intent.status, client_secret: intent.client_secret, last_payment_error: intent.last_payment_error, livemode: intent.livemode });
+    if (method === 'GET' && !intentPath[2]) return { status: 200, body: shown() };
+    if (method !== 'POST' || !intentPath[2]) return refusal(404, { type: 'invalid_request_error', code: 'resource_missing', message: `Unrecognized request URL (${method}: ${path}).` });
+    if (intent.status !== 'requires_payment_method') return unexpectedState(intent, 'confirm');
+    const answer = confirm(intent, String(p.payment_method ?? ''), false);
+    sendEvent(event(answer.status === 200 ? 'payment_intent.succeeded' : 'payment_intent.payment_failed', intent));
+    return answer.status === 200 ? { status: 200, body: shown() } : answer;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -248,6 +304,20 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
     const params = parseForm(method === 'GET' ? url.search.slice(1) : raw);
     const request = { method, path: url.pathname, idempotencyKey, params, raw };
     requests.push(request);
+    const file = method === 'GET' ? BROWSER_FILES[url.pathname === '/v3' ? '/v3/' : url.pathname] : undefined;
+    if (file) {
+      res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' });
+      return res.end(file.body);
+    }
+    if (method === 'OPTIONS') {
+      res.writeHead(204, { ...CORS, 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type' });
+      return res.end();
+    }
+    if (options.publishableKey && params.key === options.publishableKey) {
+      const answer = browserCall(method, url.pathname, params);
+      res.writeHead(answer.status, { ...CORS, 'content-type': 'application/json', 'request-id': id('req') });
+      return res.end(JSON.stringify(answer.body));
+    }
     const call = `${method} ${url.pathname}`;
     const hang = hangs.findIndex((h) => call.startsWith(h.prefix) && (!h.where || h.where(request)));
     const hung = hang >= 0 ? hangs.splice(hang, 1)[0] : null;
@@ -274,6 +344,11 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+
+  /** The Stripe-Signature header Stripe would send with `payload`. */
+  function sign(payload: string, secret = options.webhookSecret, timestamp?: number) {
+    return Stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
+  }
 
   /** A Stripe event about a PaymentIntent (or another object), as Stripe sends it. */
   function event(type: string, intent: Intent | VerificationSession) {
@@ -322,8 +397,25 @@ export async function startStripeStandIn(options: { secretKey: string; webhookSe
       return event(verdict === 'verified' ? 'identity.verification_session.verified' : 'identity.verification_session.requires_input', { ...session, client_secret: null, url: null });
     },
     /** The Stripe-Signature header Stripe would send with `payload`. */
-    sign(payload: string, secret = options.webhookSecret, timestamp?: number) {
-      return Stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
+    sign,
+    /** Stripe.js of the stand-in (what STRIPE_JS_URL names), served as js.stripe.com serves the real one. */
+    jsUrl: `http://127.0.0.1:${port}/v3/`,
+    /** Send the events of payments made in a browser to `url` (the service's POST /v1/processor/stripe/webhook), signed. */
+    deliverEventsTo(url: string) {
+      eventsUrl = url;
+    },
+    /** The events sent so far, with the status the service answered; `eventsSent()` waits for those on their way. */
+    delivered,
+    eventsSent: () => deliveries,
+    /** Keep the next events back until `releaseEvents()`. */
+    holdEvents() {
+      let release = () => {};
+      const until = new Promise<void>((resolve) => (release = resolve));
+      held = { until, release };
+    },
+    releaseEvents() {
+      held?.release();
+      held = null;
     },
     async close() {
       for (const s of sockets) s.destroy();

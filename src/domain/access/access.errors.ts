@@ -37,10 +37,12 @@ export const AccessErrors = errorCatalogue('access', {
   secretKeyRequired: {
     type: 'authorization_error',
     code: 'secret_key_required',
-    description: 'A publishable key called an operation outside the public allow list (fleet, availability, quotes, public website).',
-    build: () => ({
-      message:
-        "This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes, create a browser booking, and with that booking's client_secret read it and start its checkout.",
+    description:
+      "A publishable key called an operation outside the public allow list (fleet, availability, quotes, public website), or, with a booking's client_secret, selected over GraphQL a related object of that booking (its customer, payment, charges...) that REST does not show it either.",
+    build: (related?: string) => ({
+      message: related
+        ? `${related} needs a secret key (svc_..._sk_...): with a booking's client_secret, a publishable key reads the booking itself (as GET /v1/bookings/{booking_id} shows it) and its checkout, not the objects related to them.`
+        : "This operation needs a secret key (svc_..._sk_...); publishable keys may only read the fleet, availability and quotes, create a browser booking, and with that booking's client_secret read it and start its checkout.",
     }),
   },
   invalidClientSecret: {

@@ -41,6 +41,14 @@ export function browserBookingSecrets(key: string) {
       if (!match) return null;
       return equal(match[2], mac('booking-client-secret', [tenant.businessId, env(tenant), match[1]])) ? match[1] : null;
     },
+    /**
+     * The scope of a publishable key's Idempotency-Keys: one per client address (what the edge
+     * takes as the client's), derived under the installation's key so that no address is kept
+     * in the clear. A stored answer is replayed only within its scope.
+     */
+    idempotencyScope(tenant: TenantScope, address: string | null): string {
+      return `browser_${mac('idempotency-scope', [tenant.businessId, env(tenant), address ?? 'unknown'])}`;
+    },
     /** `?expires=<unix seconds>&signature=...` of the hosted payment page of a booking's checkout. */
     checkoutQuery(tenant: TenantScope, bookingId: string, paymentId: string, expiresAt: Date): string {
       const expires = Math.floor(expiresAt.getTime() / 1000);

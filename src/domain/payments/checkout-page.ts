@@ -4,6 +4,7 @@ import type { BrowserBookingSecrets } from '../bookings/browser-booking.ts';
 import type { EventOrigin } from '../events/event.service.ts';
 import { recordPaymentFailure, recordPaymentSuccess } from './payment-outcomes.ts';
 import { PaymentErrors } from './payment.errors.ts';
+import { validationError } from '../shared/common.errors.ts';
 
 /*
  * The hosted payment page of a booking's checkout (`url` of POST /v1/bookings/{id}/checkout):
@@ -90,9 +91,14 @@ export async function payThroughCheckoutPage(
   deps: CheckoutPageDeps,
   bookingId: string,
   params: URLSearchParams,
-  form: { outcome?: string; card_number?: string },
+  form: { outcome?: unknown; card_number?: unknown },
   requestId: string,
 ): Promise<CheckoutPage> {
+  // What the page's form sends, or a script: anything else is refused, never taken for "pay".
+  if (form.outcome !== undefined && form.outcome !== 'pay' && form.outcome !== 'decline') throw validationError('outcome', 'outcome must be pay or decline.');
+  if (form.card_number !== undefined && (typeof form.card_number !== 'string' || !/^[0-9 -]{0,40}$/.test(form.card_number))) {
+    throw validationError('card_number', 'card_number must be a card number: digits, spaces and dashes.');
+  }
   const l = await linked(deps, bookingId, params);
   if (l.owner.livemode) throw PaymentErrors.sandboxPageOnly();
   if (!l.payable) throw PaymentErrors.checkoutNotPayable(l.booking.state);

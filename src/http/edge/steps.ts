@@ -8,6 +8,7 @@ import { auditStep } from './steps/audit.ts';
 import { bodyStep } from './steps/body.ts';
 import { browserOriginStep, browserOrigins } from './steps/browser-origin.ts';
 import { browserRateLimitStep } from './steps/browser-rate-limit.ts';
+import { browserSelectionStep } from './steps/browser-selection.ts';
 import { checkoutPageStep } from './steps/checkout-page.ts';
 import { clientStep } from './steps/client.ts';
 import { corsStep } from './steps/cors.ts';
@@ -58,7 +59,7 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
       limiter: deps.limiter, limit: deps.limits.invitationAccept,
     }),
     opsScreenStep({ prisma: deps.prisma, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes, publicUrl: deps.files.publicUrl, hostEnvironment: deps.hostEnvironment }),
-    checkoutPageStep({ owners, tenantDb: deps.tenantDb, secrets: deps.browserBookingSecrets, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, stripePublishableKey: deps.stripePublishableKey }),
+    checkoutPageStep({ owners, tenantDb: deps.tenantDb, secrets: deps.browserBookingSecrets, bodyLimitBytes: deps.bodyLimitBytes, now: deps.now, stripePublishableKey: deps.stripePublishableKey, stripeJsUrl: deps.stripeJsUrl }),
     ...(deps.oauth ? [oauthConsentStep({ prisma: deps.prisma, tenantDb: deps.tenantDb, oauth: deps.oauth, now: deps.now, bodyLimitBytes: deps.bodyLimitBytes })] : []),
     processorEventsStep({ owners, tenantDb: deps.tenantDb, bodyLimitBytes: deps.bodyLimitBytes, readStripeEvent: deps.readStripeEvent, processors: deps.processors }),
     routingStep(parts.lookup, GRAPHQL_PATH),
@@ -68,11 +69,12 @@ export function edgeSteps(deps: EdgeDeps, parts: { schema: GraphQLSchema; lookup
     principalStep(principal),
     browserOriginStep(browserOrigins(deps.tenantDb)),
     rateLimitStep({ limiter: deps.limiter, limits: deps.limits }),
-    embedThemeStep(deps.tenantDb),
+    embedThemeStep(deps.tenantDb, { publishableKey: deps.stripePublishableKey, jsUrl: deps.stripeJsUrl }),
     graphqlParamsStep(),
-    idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs),
+    idempotencyStep(deps.tenantDb, deps.idempotencyLeaseMs, deps.browserBookingSecrets.idempotencyScope),
     graphqlDocumentStep(parts.schema),
     operationAccessStep(),
+    browserSelectionStep(parts.schema),
     browserRateLimitStep({ limiter: deps.limiter, limit: deps.limits.browserBooking }),
     inputStep(),
     restStep(),

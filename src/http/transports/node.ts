@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { newId } from '../../domain/shared/ids.ts';
 import { log } from '../../log.ts';
 import { EdgeErrors } from '../edge.errors.ts';
@@ -44,6 +45,24 @@ export function nodeListener(
       serveNode(steps, f.edge!, res);
     });
   };
+}
+
+/**
+ * A request Node's parser refused before any listener saw it (`clientError`): a line and
+ * headers over its limit (431), or bytes that are not HTTP (400). Answered in the envelope,
+ * as every refusal is, instead of Node's bare status line; the connection then closes.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = newId('request');
+  const answer = errorAnswer(err.code === 'HPE_HEADER_OVERFLOW' ? EdgeErrors.headersTooLarge() : EdgeErrors.requestMalformed(), requestId, false);
+  const body = typeof answer.body === 'string' ? answer.body : '';
+  const status = `${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trim();
+  const headers = { ...answer.headers, 'request-id': requestId, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+  socket.end(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
 }
 
 /** A request whose Host and target make no URL (no path could read it). */

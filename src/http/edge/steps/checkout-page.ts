@@ -3,6 +3,7 @@ import type { TenantDbFactory } from '../../../db/tenant-db.ts';
 import type { BrowserBookingSecrets } from '../../../domain/bookings/browser-booking.ts';
 import { payThroughCheckoutPage, readCheckoutPage, SANDBOX_DECLINED_CARD, type CheckoutPage, type CheckoutPageDeps } from '../../../domain/payments/checkout-page.ts';
 import { DomainError } from '../../../domain/shared/errors.ts';
+import { processorSources, STRIPE_JS_URL } from '../../../processors/stripe-js.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
 import { jsonAnswer, type EdgeAnswer, type EdgeStep } from '../runner.ts';
 import { wantsHtml } from './signing-page.ts';
@@ -60,9 +61,11 @@ function html(status: number, title: string, body: string, csp = "default-src 'n
   };
 }
 
-/** Stripe.js and its frames, the one other host the live page loads from. */
-const STRIPE_CSP =
-  "default-src 'none'; script-src 'self' https://js.stripe.com; frame-src https://js.stripe.com https://hooks.stripe.com; connect-src https://api.stripe.com; img-src https://*.stripe.com; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+/** Stripe.js and its frames (processorSources: js.stripe.com, or STRIPE_JS_URL's origin), the one other host the live page loads from. */
+function stripeCsp(jsUrl: string): string {
+  const s = processorSources(jsUrl);
+  return `default-src 'none'; script-src 'self' ${s.script.join(' ')}; frame-src ${s.frame.join(' ')}; connect-src ${s.connect.join(' ')}; img-src ${s.img.join(' ')}; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'`;
+}
 
 function summary(page: CheckoutPage): string {
   const facts = [
@@ -75,7 +78,7 @@ function summary(page: CheckoutPage): string {
   return `<dl>${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`;
 }
 
-function pageHtml(page: CheckoutPage, action: string, stripeKey: string | undefined): EdgeAnswer {
+function pageHtml(page: CheckoutPage, action: string, stripeKey: string | undefined, stripeJsUrl: string): EdgeAnswer {
   const result = page.outcome
     ? `<p role="status"><strong>${page.outcome === 'paid' ? 'Payment succeeded.' : 'The card was declined.'}</strong> Booking ${escapeHtml(page.booking_id)} is ${escapeHtml(page.state)}.</p>`
     : '';
@@ -89,8 +92,8 @@ function pageHtml(page: CheckoutPage, action: string, stripeKey: string | undefi
 <button type="submit" name="outcome" value="pay">Pay</button><button type="submit" name="outcome" value="decline">Decline</button></form>`;
   } else if (page.payable && stripeKey) {
     const live = `<div id="payment-element"></div><p><button type="button" id="pay" hidden>Pay</button></p><p id="message" role="alert"></p>
-<script src="https://js.stripe.com/v3/"></script><script src="${STRIPE_PAGE_SCRIPT}" data-key="${escapeHtml(stripeKey)}"></script>`;
-    return html(200, `Pay ${page.business_name}`, `<main><h1>Payment</h1>${summary(page)}${live}</main>`, STRIPE_CSP);
+<script src="${escapeHtml(stripeJsUrl)}"></script><script src="${STRIPE_PAGE_SCRIPT}" data-key="${escapeHtml(stripeKey)}"></script>`;
+    return html(200, `Pay ${page.business_name}`, `<main><h1>Payment</h1>${summary(page)}${live}</main>`, stripeCsp(stripeJsUrl));
   } else if (page.payable) {
     form = `<p role="alert">Card payments are not configured on this service yet (STRIPE_PUBLISHABLE_KEY); contact ${escapeHtml(page.business_name)}.</p>`;
   } else if (!page.outcome) {
@@ -113,7 +116,10 @@ export function checkoutPageStep(deps: {
   now: () => Date;
   /** Stripe's publishable key (STRIPE_PUBLISHABLE_KEY), for the live page's payment form. */
   stripePublishableKey?: string;
+  /** Where Stripe.js comes from (STRIPE_JS_URL). */
+  stripeJsUrl?: string;
 }): EdgeStep {
+  const stripeJsUrl = deps.stripeJsUrl ?? STRIPE_JS_URL;
   const domain: CheckoutPageDeps = { owners: deps.owners, tenantDb: deps.tenantDb, secrets: deps.secrets, now: deps.now };
   return {
     name: 'checkout-page',
@@ -138,7 +144,7 @@ export function checkoutPageStep(deps: {
       const answer = async (run: () => Promise<CheckoutPage>, asHtml: boolean): Promise<EdgeAnswer> => {
         if (!asHtml) return jsonAnswer(200, await run(), HEADERS);
         try {
-          return pageHtml(await run(), action, deps.stripePublishableKey);
+          return pageHtml(await run(), action, deps.stripePublishableKey, stripeJsUrl);
         } catch (err) {
           if (err instanceof DomainError) return html(err.status, 'Payment', `<main><h1>Payment</h1><p role="alert">${escapeHtml(err.message)}</p></main>`);
           throw err;
@@ -167,8 +173,7 @@ export function checkoutPageStep(deps: {
             throw err instanceof DomainError ? err : EdgeErrors.invalidJson();
           }
         }
-        const pick = (k: string) => (typeof fields[k] === 'string' ? (fields[k] as string) : undefined);
-        return payThroughCheckoutPage(domain, bookingId, request.searchParams, { outcome: pick('outcome'), card_number: pick('card_number') }, ctx.requestId);
+        return payThroughCheckoutPage(domain, bookingId, request.searchParams, { outcome: fields.outcome, card_number: fields.card_number }, ctx.requestId);
       }, form && !accept.startsWith('application/json')).then((a) => void (ctx.answer = a));
     },
   };

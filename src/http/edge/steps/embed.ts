@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
 import { projectRoot } from '../../../project-root.ts';
+import { STRIPE_JS_URL } from '../../../processors/stripe-js.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
 import { jsonAnswer, type EdgeAnswer, type EdgeStep } from '../runner.ts';
 
@@ -10,9 +11,10 @@ import { jsonAnswer, type EdgeAnswer, type EdgeStep } from '../runner.ts';
  * The embedded booking components (the contract's "Embedded booking components"), served by
  * the service itself: GET /embed/v1/components.js, one ES module built from embed/ into
  * dist/embed (scripts/build-embed.mjs), with CORS `*` (a module script is fetched in CORS mode
- * from any site); and GET /embed/v1/theme, the business's branding for the elements' styles,
- * read with a key through every step a key's request passes (its origin checked for a
- * publishable key, its rate limit), as a request of kind `embed` (routing).
+ * from any site); and GET /embed/v1/theme, the business's branding for the elements' styles
+ * (and, live, the processor's payment form the payment step mounts), read with a key through
+ * every step a key's request passes (its origin checked for a publishable key, its rate
+ * limit), as a request of kind `embed` (routing).
  */
 
 export const EMBED_SCRIPT_PATH = '/embed/v1/components.js';
@@ -69,7 +71,7 @@ export function embedScriptStep(options: { distDir?: string } = {}): EdgeStep {
   };
 }
 
-/** The theme the elements style themselves with: the business's branding of the key's environment. */
+/** What the elements need of the business's settings: its branding, and in live mode the processor's payment form. */
 export interface EmbedTheme {
   object: 'embed_theme';
   livemode: boolean;
@@ -78,10 +80,18 @@ export interface EmbedTheme {
   secondary_color: string | null;
   accent_color: string | null;
   font: string | null;
+  /**
+   * Live: the processor whose payment form the payment step mounts (Stripe's Payment Element:
+   * Stripe.js from `script_url`, with the platform's publishable key), null when live card
+   * payments are not configured (STRIPE_PUBLISHABLE_KEY). Always null in the sandbox, whose
+   * payment step is the test card's Pay and Decline.
+   */
+  payment: { processor: 'stripe'; publishable_key: string; script_url: string } | null;
 }
 
-/** GET /embed/v1/theme with a key (a publishable one from the embedding page): its business's branding. */
-export function embedThemeStep(tenantDb: TenantDbFactory): EdgeStep {
+/** GET /embed/v1/theme with a key (a publishable one from the embedding page): its business's branding, and the live payment form's settings. */
+export function embedThemeStep(tenantDb: TenantDbFactory, stripe: { publishableKey?: string; jsUrl?: string } = {}): EdgeStep {
+  const livePayment = stripe.publishableKey ? { processor: 'stripe' as const, publishable_key: stripe.publishableKey, script_url: stripe.jsUrl ?? STRIPE_JS_URL } : null;
   return {
     name: 'embed-theme',
     run(ctx) {
@@ -101,6 +111,7 @@ export function embedThemeStep(tenantDb: TenantDbFactory): EdgeStep {
           secondary_color: branding?.secondaryColor ?? null,
           accent_color: branding?.accentColor ?? null,
           font: branding?.font ?? null,
+          payment: principal.livemode ? livePayment : null,
         };
         ctx.answer = jsonAnswer(200, theme, { 'cache-control': 'private, max-age=60' }) satisfies EdgeAnswer;
       });

@@ -1,4 +1,7 @@
-import { getNamedType, getOperationAST, isObjectType, Lexer, parse, Source, TokenKind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getNamedType, getOperationAST, isObjectType, Kind, Lexer, parse, Source, TokenKind,
+  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
+} from 'graphql';
 import type { Operation } from '../../../domain/shared/operation.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
 import { MAX_NESTING } from '../../input-safety.ts';
@@ -41,13 +44,34 @@ function checkNesting(query: string): void {
   }
 }
 
-/** The domain operations a GraphQL operation calls at its root. */
-function rootOperations(schema: GraphQLSchema, operation: OperationDefinitionNode): Operation[] {
+/**
+ * The root fields an operation runs, by response key (an alias, else the name): those written
+ * at its root and those its fragments there bring (inline, or spread), as GraphQL's
+ * execution collects them. A fragment at the root runs its fields as surely as a field
+ * written there, so every rule on the operations sees them.
+ */
+export function rootFields(document: DocumentNode, selectionSet: SelectionSetNode, into = new Map<string, FieldNode>(), spread = new Set<string>()): Map<string, FieldNode> {
+  for (const s of selectionSet.selections) {
+    if (s.kind === Kind.FIELD) {
+      const key = s.alias?.value ?? s.name.value;
+      if (!into.has(key)) into.set(key, s);
+    } else if (s.kind === Kind.INLINE_FRAGMENT) {
+      rootFields(document, s.selectionSet, into, spread);
+    } else if (!spread.has(s.name.value)) {
+      spread.add(s.name.value);
+      const fragment = document.definitions.find((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === s.name.value);
+      if (fragment) rootFields(document, fragment.selectionSet, into, spread);
+    }
+  }
+  return into;
+}
+
+/** The domain operations a GraphQL operation calls at its root: one per root field that runs (a field under two aliases runs twice). */
+function rootOperations(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Operation[] {
   const root = schema.getRootType(operation.operation);
   if (!root || !isObjectType(getNamedType(root))) return [];
   const fields = root.getFields();
-  return operation.selectionSet.selections.flatMap((s) => {
-    if (s.kind !== 'Field') return [];
+  return [...rootFields(document, operation.selectionSet).values()].flatMap((s) => {
     const op = fields[s.name.value]?.extensions?.operation as Operation | undefined;
     return op ? [op] : [];
   });
@@ -85,11 +109,11 @@ export function graphqlDocumentStep(schema: GraphQLSchema): EdgeStep {
       // A refusal of the request, not of its operation (refusesOperation): the operation is not known yet.
       if (operation.operation === 'mutation' && ctx.transport === 'websocket') throw EdgeErrors.methodNotAllowed('Mutations are not allowed over the WebSocket; send them with POST /graphql.');
       graphql.operation = operation;
-      ctx.operations = rootOperations(schema, operation);
+      ctx.operations = rootOperations(schema, document, operation);
       if (operation.operation !== 'mutation') return;
-      const first = operation.selectionSet.selections[0];
+      const first = rootFields(document, operation.selectionSet).values().next().value;
       ctx.audit.write = true;
-      ctx.audit.operation ??= first?.kind === 'Field' ? first.name.value : null;
+      ctx.audit.operation ??= first?.name.value ?? null;
     },
   };
 }

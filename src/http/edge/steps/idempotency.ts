@@ -1,8 +1,9 @@
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
 import { idempotentRequest } from '../../../domain/shared/idempotent-calls.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, releaseIdempotencyKey, renewIdempotencyLease } from '../../idempotency.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, idempotencyRecordKey, releaseIdempotencyKey, renewIdempotencyLease } from '../../idempotency.ts';
 import type { EdgeContext, EdgeStep } from '../runner.ts';
+import { clientOf } from './client.ts';
 
 /**
  * `Idempotency-Key` on every POST, REST and GraphQL alike (the contract's "Idempotency"): the
@@ -11,23 +12,35 @@ import type { EdgeContext, EdgeStep } from '../runner.ts';
  * releases its key so it can be retried. While the request runs its claim is renewed, so a
  * claim outlives an owner that died by one lease at most; the retry that then takes it over
  * answers from what the dead owner committed, if anything (`ctx.idempotent`).
+ *
+ * A publishable key's keys are kept per client address (`browserScope`): its create answer
+ * carries the booking's client_secret, so a key repeated with the same body from another
+ * address must not replay it. That address gets its own outcome, as if the key were new.
  */
-export function idempotencyStep(tenantDb: TenantDbFactory, leaseMs = IDEMPOTENCY_LEASE_MS): EdgeStep {
+export function idempotencyStep(
+  tenantDb: TenantDbFactory,
+  leaseMs = IDEMPOTENCY_LEASE_MS,
+  browserScope: (tenant: { businessId: string; livemode: boolean }, address: string | null) => string,
+): EdgeStep {
   async function claim(ctx: EdgeContext, key: string): Promise<void> {
     const principal = ctx.principal!;
     const db = tenantDb(principal);
     const { request } = ctx;
-    const claimed = await claimIdempotencyKey(db, { businessId: principal.businessId, livemode: principal.livemode }, {
-      key, method: request.method, path: request.pathname + request.search, body: ctx.body ?? '', requestId: ctx.requestId,
+    const tenant = { businessId: principal.businessId, livemode: principal.livemode };
+    const scope = principal.keyKind === 'publishable' ? browserScope(tenant, clientOf(ctx).address) : null;
+    const claimed = await claimIdempotencyKey(db, tenant, {
+      key, scope, method: request.method, path: request.pathname + request.search, body: ctx.body ?? '', requestId: ctx.requestId,
     }, new Date(), leaseMs);
     if (claimed.kind === 'replay') {
       ctx.headers['Request-Id'] = claimed.response.requestId;
       ctx.answer = { status: claimed.response.status, headers: { 'content-type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' }, body: claimed.response.body };
       return;
     }
+    // The operations see the key the client sent; the record is kept under its scoped name.
+    const record = idempotencyRecordKey(key, scope);
     ctx.idempotencyKey = key;
-    ctx.idempotent = idempotentRequest(key, claimed.committed, () => EdgeErrors.idempotencyKeyInUse());
-    const renewal = setInterval(() => void renewIdempotencyLease(db, key, ctx.requestId, leaseMs).catch(() => {}), leaseMs / 3);
+    ctx.idempotent = idempotentRequest(record, claimed.committed, () => EdgeErrors.idempotencyKeyInUse());
+    const renewal = setInterval(() => void renewIdempotencyLease(db, record, ctx.requestId, leaseMs).catch(() => {}), leaseMs / 3);
     renewal.unref();
     ctx.finally.push(() => clearInterval(renewal));
   }
@@ -41,8 +54,8 @@ export function idempotencyStep(tenantDb: TenantDbFactory, leaseMs = IDEMPOTENCY
     },
     /** Store the answer for replays, or release the key (a 5xx, a stream). */
     answered(ctx, response) {
-      const key = ctx.idempotencyKey;
-      if (key === null || !ctx.principal) return;
+      const key = ctx.idempotent?.key;
+      if (key === undefined || !ctx.principal) return;
       const db = tenantDb(ctx.principal);
       // Answered from what a dead owner of the key committed: a replay of that first run.
       if (ctx.idempotent?.replayed) ctx.headers['Idempotent-Replayed'] = 'true';
