@@ -1801,7 +1801,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The business's webhook endpoints in the key's environment, newest first.
+         * @description The business's webhook endpoints in the key's environment, newest first: its own and its apps' (app_id tells them apart).
          */
         get: operations["webhookEndpoints"];
         put?: never;
@@ -1825,16 +1825,20 @@ export interface paths {
         };
         /**
          * Retrieve an endpoint
-         * @description A webhook endpoint (its secret is shown only when it is created).
+         * @description A webhook endpoint of the business, its own or an app's (its secret is shown only when it is created).
          */
         get: operations["webhookEndpoint"];
         put?: never;
         /**
          * Update endpoint configuration
-         * @description Changes only the fields sent; a metadata key set to "" is removed.
+         * @description Changes only the fields sent; a metadata key set to "" is removed. Any endpoint of the business, an app's too.
          */
         post: operations["updateWebhookEndpoint"];
-        delete?: never;
+        /**
+         * Delete an endpoint
+         * @description Deletes the endpoint (any of the business, an app's too): nothing more is delivered to it, and its queued deliveries and delivery log go with it. Answers the endpoint as it was.
+         */
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1927,6 +1931,58 @@ export interface paths {
          * @description Deletes the app: its client stops at once, and the tokens of every business connected to it stop working (within 5 seconds in other API processes). Answers the app as it was.
          */
         delete: operations["deleteApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an app's webhook endpoints
+         * @description The app's webhook endpoints, newest first: they receive the events of the businesses connected to the app.
+         */
+        get: operations["appWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create an app webhook endpoint
+         * @description Registers a URL that receives the events of every business connected to the app (an active connection, in the app's environment), each carrying the business's business_id, signed per Standard Webhooks like every delivery. An event reaches it when the connection's grant may read its object (booking.* needs bookings:read ...; events:read receives every type), and app.authorized and app.deauthorized of the app's own connections always. The answer alone carries the whsec_ signing secret: keep it.
+         */
+        post: operations["createAppWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app_id}/webhooks/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an app's endpoint
+         * @description A webhook endpoint of the app (its secret is shown only when it is created).
+         */
+        get: operations["appWebhookEndpoint"];
+        put?: never;
+        /**
+         * Update an app's endpoint
+         * @description Changes only the fields sent; a metadata key set to "" is removed.
+         */
+        post: operations["updateAppWebhookEndpoint"];
+        /**
+         * Delete an app's endpoint
+         * @description Deletes the endpoint: nothing more is delivered to it, and its queued deliveries and delivery log go with it. Answers the endpoint as it was.
+         */
+        delete: operations["deleteAppWebhookEndpoint"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5053,6 +5109,8 @@ export interface components {
             api_version: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The business the event is about (biz_...): an app's webhook endpoints receive the events of every business connected to it. */
+            business_id: string;
             livemode: boolean;
             /** @description `{ object }`: the object the event is about, in its REST representation. */
             data: unknown;
@@ -5071,6 +5129,8 @@ export interface components {
             enabled_events: string[];
             enabled: boolean;
             metadata: unknown;
+            /** @description The OAuth app (app_...) whose endpoint this is: it receives the events of the businesses connected to the app. Null for the business's own endpoints. */
+            app_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** @description The whsec_ signing secret: in the answer that creates the endpoint, and never again. */
@@ -5347,6 +5407,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5370,6 +5432,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5393,6 +5457,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5416,6 +5482,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5439,6 +5507,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5462,6 +5532,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5485,6 +5557,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5508,6 +5582,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5531,6 +5607,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5554,6 +5632,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5577,6 +5657,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5600,6 +5682,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5623,6 +5707,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5668,6 +5754,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5691,6 +5779,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5714,6 +5804,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5767,6 +5859,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5790,6 +5884,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5813,6 +5909,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5836,6 +5934,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5859,6 +5959,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5882,6 +5984,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5905,6 +6009,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5928,6 +6034,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5951,6 +6059,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5974,6 +6084,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -5997,6 +6109,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6020,6 +6134,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6043,6 +6159,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6066,6 +6184,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6089,6 +6209,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6112,6 +6234,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6135,6 +6259,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6158,6 +6284,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6181,6 +6309,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6204,6 +6334,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6227,6 +6359,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6250,6 +6384,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6273,6 +6409,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6296,6 +6434,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6335,6 +6475,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6358,6 +6500,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6381,6 +6525,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6404,6 +6550,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6427,6 +6575,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6450,6 +6600,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6473,6 +6625,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6496,6 +6650,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6519,6 +6675,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6542,6 +6700,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6565,6 +6725,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6588,6 +6750,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6611,6 +6775,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6634,6 +6800,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6657,6 +6825,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6680,6 +6850,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6703,6 +6875,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6726,6 +6900,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6749,6 +6925,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -6772,6 +6950,8 @@ export interface components {
              * @description When the change that caused the event committed.
              */
             created_at: string;
+            /** @description The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's. */
+            business_id: string;
             /** @description The environment of the key (live or test) the change belongs to. */
             livemode: boolean;
             data: {
@@ -22536,6 +22716,7 @@ export interface operations {
                      *           "type": "booking.created",
                      *           "api_version": "v1",
                      *           "created_at": "2026-11-27T20:20:15.315Z",
+                     *           "business_id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *           "livemode": false,
                      *           "data": {
                      *             "object": {
@@ -22700,6 +22881,7 @@ export interface operations {
                      *       "type": "booking.created",
                      *       "api_version": "v1",
                      *       "created_at": "2026-11-27T20:20:15.315Z",
+                     *       "business_id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
                      *       "data": {
                      *         "object": {
@@ -22875,6 +23057,7 @@ export interface operations {
                      *           ],
                      *           "enabled": true,
                      *           "metadata": {},
+                     *           "app_id": null,
                      *           "created_at": "2026-11-27T20:14:15.352Z",
                      *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *         }
@@ -22997,6 +23180,7 @@ export interface operations {
                      *       ],
                      *       "enabled": true,
                      *       "metadata": {},
+                     *       "app_id": null,
                      *       "created_at": "2026-11-27T20:14:15.352Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -23122,6 +23306,7 @@ export interface operations {
                      *       ],
                      *       "enabled": true,
                      *       "metadata": {},
+                     *       "app_id": null,
                      *       "created_at": "2026-11-27T20:14:15.352Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -23244,6 +23429,7 @@ export interface operations {
                      *       ],
                      *       "enabled": true,
                      *       "metadata": {},
+                     *       "app_id": null,
                      *       "created_at": "2026-11-27T20:14:15.352Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -23306,6 +23492,132 @@ export interface operations {
                 };
             };
             /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `url_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint (we_...).
+                 * @example we_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "app_id": null,
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -24213,6 +24525,693 @@ export interface operations {
                 };
             };
             /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    appWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id after which the page starts (the next, older page): the previous page's last id. */
+                starting_after?: string;
+                /** @description The id before which the page ends (the previous, newer page): the current page's first id. */
+                ending_before?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_endpoint",
+                     *           "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *           "livemode": false,
+                     *           "url": "https://api.rentals.example/hooks",
+                     *           "description": null,
+                     *           "enabled_events": [
+                     *             "booking.created"
+                     *           ],
+                     *           "enabled": true,
+                     *           "metadata": {},
+                     *           "app_id": null,
+                     *           "created_at": "2026-11-27T20:14:15.352Z",
+                     *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "url": "/v1/apps/app_01jd3m4k5n6p7q8r9s0t1v2w3x/webhooks"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        has_more: boolean;
+                        url: string;
+                    };
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAppWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://telematics.example.com/hooks/rentals",
+                 *       "enabled_events": [
+                 *         "*"
+                 *       ],
+                 *       "description": "Every connected business"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://telematics.example.com/hooks/rentals",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "*"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "app_id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `url_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    appWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+                /**
+                 * @description The endpoint (we_...).
+                 * @example we_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "app_id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parameter_invalid`, `parameter_missing`, `parameter_unknown` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAppWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key repeat no side effect; the first answer is replayed for 24 hours.
+                 * @example order-1001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+                /**
+                 * @description The endpoint (we_...).
+                 * @example we_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled_events": [
+                 *         "booking.created",
+                 *         "app.deauthorized"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointInput"] | null;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "app_id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_invalid`, `parameter_invalid`, `parameter_missing`, `parameter_unknown`, `url_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`, `transaction_conflict` */
+            503: {
+                headers: {
+                    /** @description Seconds after which the same request may succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAppWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app (app_...).
+                 * @example app_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                app_id: string;
+                /**
+                 * @description The endpoint (we_...).
+                 * @example we_01jd3m4k5n6p7q8r9s0t1v2w3x
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint",
+                     *       "id": "we_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "livemode": false,
+                     *       "url": "https://api.rentals.example/hooks",
+                     *       "description": null,
+                     *       "enabled_events": [
+                     *         "booking.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "metadata": {},
+                     *       "app_id": "app_01jd3m4k5n6p7q8r9s0t1v2w3x",
+                     *       "created_at": "2026-11-27T20:14:15.352Z",
+                     *       "secret": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_json`, `nesting_too_deep` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26431,6 +27430,7 @@ export interface operations {
                      *       "type": "booking.created",
                      *       "api_version": "v1",
                      *       "created_at": "2026-11-27T20:20:15.315Z",
+                     *       "business_id": "biz_01jd3m4k5n6p7q8r9s0t1v2w3x",
                      *       "livemode": false,
                      *       "data": {
                      *         "object": {

@@ -412,6 +412,7 @@ export const ANSWER_EXAMPLES: Record<string, Record<string, unknown>> = {
     type: 'booking.created',
     api_version: 'v1',
     created_at: '2026-11-27T20:20:15.315Z',
+    business_id: 'biz_01jd3m4k5n6p7q8r9s0t1v2w3x',
     livemode: false,
     data: {
       object: {
@@ -937,6 +938,7 @@ export const ANSWER_EXAMPLES: Record<string, Record<string, unknown>> = {
     enabled_events: ['booking.created'],
     enabled: true,
     metadata: {},
+    app_id: null,
     created_at: '2026-11-27T20:14:15.352Z',
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   },

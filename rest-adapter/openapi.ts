@@ -437,13 +437,14 @@ function webhookEntries(compiled: CompiledRoute[], objectComponent: (type: Graph
     components[name] = {
       type: 'object',
       description: `The \`${type}\` event. ${description}`,
-      required: ['id', 'object', 'type', 'api_version', 'created_at', 'livemode', 'data', 'request'],
+      required: ['id', 'object', 'type', 'api_version', 'created_at', 'business_id', 'livemode', 'data', 'request'],
       properties: {
         id: { type: 'string', description: 'The event id (evt_...); also the webhook-id header.' },
         object: { type: 'string', const: 'event' },
         type: { type: 'string', const: type },
         api_version: { type: 'string', const: 'v1' },
         created_at: { type: 'string', format: 'date-time', description: 'When the change that caused the event committed.' },
+        business_id: { type: 'string', description: "The business the event is about (biz_...): your own, or, at an app's endpoint, the connected business's." },
         livemode: { type: 'boolean', description: 'The environment of the key (live or test) the change belongs to.' },
         data: {
           type: 'object',

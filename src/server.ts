@@ -32,6 +32,7 @@ import { requestObserver } from './http/observe.ts';
 import { webhookQueueDepth } from './webhooks/queue-depth.ts';
 import { createOAuthServer, isOAuthPath } from './oauth/provider.ts';
 import { endConnection } from './oauth/connections.ts';
+import { ownerLookup } from './db/owner-lookup.ts';
 
 /** Test keys: the sandbox. Live keys: Stripe Identity when STRIPE_SECRET_KEY is set, else a clear 502. */
 async function configuredIdentityProviders(config: AppConfig): Promise<EdgeDeps['identityProviders']> {
@@ -126,7 +127,8 @@ export async function buildApp(options: {
     configuredEventReader(config),
     platformSecret(prisma, 'oauth_cookies'),
   ]);
-  const oauth = createOAuthServer({ prisma, cookieKey: oauthCookies, publicUrl: config.publicUrl, onGrantRevoked: (grantId) => endConnection(prisma, tenantDb, grantId) });
+  const oauthTenants = { owners: ownerLookup(prisma), tenantDb };
+  const oauth = createOAuthServer({ prisma, tenants: oauthTenants, cookieKey: oauthCookies, publicUrl: config.publicUrl, onGrantRevoked: (grantId) => endConnection(oauthTenants, grantId) });
   const limiter = createRateLimiter(config.redisUrl);
   const hostEnvironment = (hostname: string): 'live' | 'test' | null =>
     config.sandboxHost && hostname === config.sandboxHost ? 'test' : config.productionHost && hostname === config.productionHost ? 'live' : null;

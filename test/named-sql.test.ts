@@ -70,6 +70,8 @@ const PLATFORM_PARAMS: Record<keyof typeof platformStatements, object> = {
   deleteExpiredAuditRecords: { before: new Date(0), limit: 10 },
   deleteExpiredEvents: { before: new Date(0), limit: 10, after: new Date(0), afterId: '' },
   deleteExpiredWebhookMessages: { before: new Date(0), limit: 10, state: 'delivered' },
+  // An event of no one's: the count row alone, nothing queued.
+  queueEventMessages: { eventId: 'evt_none', businessId: 'biz_none', livemode: false, onlyEndpointId: null, appScopes: ['bookings:read'], appId: null, idPrefix: 'whm_none' },
 };
 
 /** Whether `value` is of the declared runtime type (`Date`, `string?`, ...). */

@@ -15,7 +15,10 @@ import { launchBrowser, type TestBrowser } from './support/browser.ts';
 import { spawnServer } from './support/processes.ts';
 import { appAccessToken } from './support/app-token.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
-import { graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { ENGINES, graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { startReceiver } from './support/receiver.ts';
+import { createBusiness } from '../src/platform/businesses.ts';
+import { Webhook } from 'standardwebhooks';
 
 /*
  * OAuth apps end to end: a platform registers an app with its secret key; a rental business's
@@ -44,12 +47,16 @@ async function callbackReceiver() {
   };
 }
 
-describe('OAuth apps on postgres', () => {
+type OAuthApp = { id: string; client_id: string; client_secret: string };
+
+const headersOf = (h: Record<string, unknown>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, String(v)]));
+
+describe.each(ENGINES)('OAuth apps on %s', (engine) => {
   let t: TestApp;
   let browser: TestBrowser;
   let platform: ReturnType<typeof restClient>;
   let business: ReturnType<typeof restClient>;
-  let app: { id: string; client_id: string; client_secret: string };
+  let app: OAuthApp;
   let vehicleId: string;
   let receiver: Awaited<ReturnType<typeof callbackReceiver>>;
   let CALLBACK: string;
@@ -57,7 +64,7 @@ describe('OAuth apps on postgres', () => {
   beforeAll(async () => {
     receiver = await callbackReceiver();
     CALLBACK = receiver.url;
-    t = await startTestApp('postgres');
+    t = await startTestApp(engine, { webhookPollMs: 50 });
     browser = await launchBrowser();
     platform = restClient(t.baseUrl, t.business.test_secret_key);
     business = restClient(t.baseUrl, t.other.test_secret_key);
@@ -73,16 +80,16 @@ describe('OAuth apps on postgres', () => {
   });
 
   /** openid-client's view of the authorization server, from its RFC 8414 metadata. */
-  const clientConfig = (secret = app.client_secret, auth: 'basic' | 'post' = 'basic') =>
-    oauth.discovery(new URL(t.baseUrl), app.client_id, undefined, auth === 'basic' ? oauth.ClientSecretBasic(secret) : oauth.ClientSecretPost(secret), {
+  const clientConfig = (secret = app.client_secret, auth: 'basic' | 'post' = 'basic', forApp: OAuthApp = app) =>
+    oauth.discovery(new URL(t.baseUrl), forApp.client_id, undefined, auth === 'basic' ? oauth.ClientSecretBasic(secret) : oauth.ClientSecretPost(secret), {
       algorithm: 'oauth2',
       execute: [oauth.allowInsecureRequests],
     });
 
   /** A browser signed in to the ops screen as a new member of the connecting business. */
-  async function signedIn(role: 'owner' | 'admin' | 'viewer', livemode = false): Promise<{ context: BrowserContext; page: Page; memberId: string }> {
-    const member = (await addTeamMember(t.db.prisma, { businessId: t.other.business_id, email: `m${++n}@example.com`, role }))!;
-    const link = await createSignInLink(t.db.prisma, { businessId: t.other.business_id, memberId: member.id, livemode });
+  async function signedIn(role: 'owner' | 'admin' | 'viewer', livemode = false, businessId = t.other.business_id): Promise<{ context: BrowserContext; page: Page; memberId: string }> {
+    const member = (await addTeamMember(t.db.prisma, { businessId, email: `m${++n}@example.com`, role }))!;
+    const link = await createSignInLink(t.db.prisma, { businessId, memberId: member.id, livemode });
     const session = await redeemSignInLink(t.db.prisma, link.token, new Date());
     const context = await browser.browser.newContext();
     await context.addCookies([{ name: SESSION_COOKIE, value: session.token, url: t.baseUrl, httpOnly: true, sameSite: 'Strict' }]);
@@ -91,8 +98,8 @@ describe('OAuth apps on postgres', () => {
   }
 
   /** Start an authorization in the browser: the consent page, and what the client keeps. */
-  async function authorize(page: Page, scope = 'vehicles:read bookings:read') {
-    const config = await clientConfig();
+  async function authorize(page: Page, scope = 'vehicles:read bookings:read', forApp: OAuthApp = app) {
+    const config = await clientConfig(forApp.client_secret, 'basic', forApp);
     const verifier = oauth.randomPKCECodeVerifier();
     const state = oauth.randomState();
     const url = oauth.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope, state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
@@ -102,9 +109,9 @@ describe('OAuth apps on postgres', () => {
   }
 
   /** The whole flow: consent approved in the browser, the code exchanged by openid-client. */
-  async function connect(scope?: string) {
-    const { context, page } = await signedIn('admin');
-    const flow = await authorize(page, scope);
+  async function connect(scope?: string, forApp: OAuthApp = app, businessId = t.other.business_id) {
+    const { context, page } = await signedIn('admin', false, businessId);
+    const flow = await authorize(page, scope, forApp);
     await page.getByRole('button', { name: 'Approve' }).click();
     const callbackUrl = new URL(await flow.callback);
     const tokens = await oauth.authorizationCodeGrant(flow.config, callbackUrl, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
@@ -332,7 +339,8 @@ describe('OAuth apps on postgres', () => {
     expect(audit.apiKeyId).toMatch(/^capp_/);
   });
 
-  it('after a disconnection, the token is dead in a second API process within 5 seconds', async () => {
+  // A second API process needs PostgreSQL (an embedded database belongs to one process).
+  it.runIf(engine === 'postgres')('after a disconnection, the token is dead in a second API process within 5 seconds', async () => {
     const { tokens } = await connect();
     const second = await spawnServer({ DATABASE_URL: String(t.db.pool!.options.connectionString) });
     try {
@@ -428,6 +436,197 @@ describe('OAuth apps on postgres', () => {
     expect((await bearer(tokens.access_token).get('/v1/vehicles')).body.error.code).toBe('token_revoked');
   }, 120_000);
 
+  it('approving the app again updates the one connection: same id, the new scopes, tokens already issued narrowed at once', async () => {
+    const first = await connect('vehicles:read bookings:read');
+    const mine = async () => ((await business.get('/v1/connected_apps?limit=100')).body.data as { id: string; app_id: string; scopes: string[] }[]).filter((c) => c.app_id === app.id);
+    const [before] = await mine();
+    expect(await mine()).toHaveLength(1);
+    expect(before.scopes).toEqual(['vehicles:read', 'bookings:read']);
+    expect((await bearer(first.tokens.access_token).get('/v1/bookings')).status).toBe(200);
+
+    const second = await connect('vehicles:read');
+    expect(second.tokens.scope).toBe('vehicles:read');
+    const after = await mine();
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ id: before.id, scopes: ['vehicles:read'] });
+    expect(await t.db.prisma.connectedApp.count({ where: { businessId: t.other.business_id, appId: app.id, revokedAt: null } })).toBe(1);
+    // The first approval's token is narrowed to the new grant at once; both still read vehicles.
+    const narrowed = await bearer(first.tokens.access_token).get('/v1/bookings');
+    expect(narrowed.status).toBe(403);
+    expect(narrowed.body.error).toMatchObject({ code: 'permission_denied' });
+    expect((await bearer(first.tokens.access_token).get('/v1/vehicles')).status).toBe(200);
+    expect((await bearer(second.tokens.access_token).get('/v1/vehicles')).status).toBe(200);
+    // A refresh of the first approval's refresh token gets no more than the grant holds now.
+    const refreshed = await oauth.refreshTokenGrant(first.config, first.tokens.refresh_token!);
+    expect(refreshed.scope).toBe('vehicles:read');
+    // Each approval is an app.authorized of the same connection, with its scopes.
+    const events = (await business.get('/v1/events?type=app.authorized&limit=2')).body.data;
+    expect(events.map((e: any) => [e.data.object.id, e.data.object.scopes])).toEqual([[before.id, ['vehicles:read']], [before.id, ['vehicles:read', 'bookings:read']]]);
+
+    // Once disconnected, approving again starts a new connection.
+    expect((await business.call('DELETE', `/v1/connected_apps/${before.id}`)).status).toBe(200);
+    await connect();
+    const renewed = await mine();
+    expect(renewed).toHaveLength(1);
+    expect(renewed[0].id).not.toBe(before.id);
+  });
+
+  it("app webhooks: an app's endpoint gets the events of every connected business with their business_id, signed, as far as each grant reads; a disconnected business stops", async () => {
+    const receiver = await startReceiver();
+    const third = await createBusiness(t.db.prisma, { name: 'Third Rentals' });
+    const thirdApi = restClient(t.baseUrl, third.test_secret_key);
+    try {
+      const hooks = (await platform.post('/v1/apps', { name: 'Fleet Hooks', redirect_uris: [CALLBACK], scopes: ['vehicles:read', 'bookings:read', 'customers:read'] })).body as OAuthApp;
+      const created = await platform.post(`/v1/apps/${hooks.id}/webhooks`, { url: receiver.url, enabled_events: ['*'], description: 'every connected business' });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ object: 'webhook_endpoint', app_id: hooks.id, url: receiver.url, enabled_events: ['*'], enabled: true });
+      expect(created.body.secret).toMatch(/^whsec_/);
+      const endpointId = created.body.id as string;
+      // Read back like any endpoint: the secret never again; listed under the app; another business never sees it.
+      expect((await platform.get(`/v1/apps/${hooks.id}/webhooks/${endpointId}`)).body).toMatchObject({ id: endpointId, app_id: hooks.id, secret: null });
+      expect((await platform.get(`/v1/apps/${hooks.id}/webhooks`)).body.data.map((e: { id: string }) => e.id)).toEqual([endpointId]);
+      expect((await platform.get(`/v1/developers/webhooks/${endpointId}`)).body).toMatchObject({ id: endpointId, app_id: hooks.id });
+      expect((await business.get(`/v1/apps/${hooks.id}/webhooks`)).status).toBe(404);
+      expect((await business.get(`/v1/developers/webhooks/${endpointId}`)).status).toBe(404);
+      const gql = await graphqlClient(t.baseUrl, t.business.test_secret_key)('query($app: ID!) { appWebhookEndpoints(appId: $app) { edges { node { id appId secret } } } }', { app: hooks.id });
+      expect(gql.errors).toBeUndefined();
+      expect(gql.data.appWebhookEndpoints.edges).toEqual([{ node: { id: endpointId, appId: hooks.id, secret: null } }]);
+
+      // Two businesses connect the app: one grants bookings, the other vehicles only.
+      await connect('vehicles:read bookings:read', hooks);
+      await connect('vehicles:read', hooks, third.business_id);
+      const forApp = (pred: (r: { json: any }) => boolean) => receiver.received.filter((r) => r.json && pred(r));
+      await receiver.waitFor(() => forApp((r) => r.json.type === 'app.authorized').length >= 2);
+      expect(forApp((r) => r.json.type === 'app.authorized').map((r) => r.json.business_id).sort()).toEqual([t.other.business_id, third.business_id].sort());
+
+      const otherBooking = await createBooking(business, vehicleId);
+      const customer = await business.post('/v1/customers', { name: 'Grace Hopper', email: `grace${++n}@example.com` });
+      expect(customer.status).toBe(201);
+      const thirdVehicle = await createVehicle(thirdApi);
+      expect((await thirdApi.post(`/v1/vehicles/${thirdVehicle.id}`, { name: 'Renamed Corolla' })).status).toBe(200);
+      const thirdBooking = await createBooking(thirdApi, thirdVehicle.id);
+      const ownVehicle = await createVehicle(platform);
+      const ownBooking = await createBooking(platform, ownVehicle.id);
+      await receiver.waitFor(() => forApp((r) => r.json.data?.object?.id === otherBooking.id).length >= 1 && forApp((r) => r.json.data?.object?.id === thirdVehicle.id).length >= 1);
+
+      // Every delivery names its business and verifies with the endpoint's secret.
+      const verifier = new Webhook(created.body.secret);
+      for (const r of receiver.received) {
+        const payload = verifier.verify(r.body, headersOf(r.headers)) as { business_id: string };
+        expect([t.other.business_id, third.business_id]).toContain(payload.business_id);
+      }
+      const booked = forApp((r) => r.json.type === 'booking.created' && r.json.data.object.id === otherBooking.id);
+      expect(booked[0].json).toMatchObject({ object: 'event', business_id: t.other.business_id, livemode: false });
+      // The event is the one the business's own events API shows.
+      expect((await business.get(`/v1/events/${booked[0].json.id}`)).body).toEqual(booked[0].json);
+      expect(forApp((r) => r.json.data?.object?.id === thirdVehicle.id).map((r) => [r.json.type, r.json.business_id])).toEqual([['vehicle.updated', third.business_id]]);
+
+      // Scopes: the third business granted no bookings, nobody granted events of customers; the platform's own events never go to its app.
+      await t.app.worker!.drain();
+      const queued = await t.db.prisma.webhookMessage.findMany({ where: { endpointId }, include: { event: { select: { businessId: true, type: true, data: true } } } });
+      expect(queued.some((m) => m.event.businessId === third.business_id && m.event.type === 'booking.created')).toBe(false);
+      expect(JSON.stringify(queued.map((m) => m.event.data))).not.toContain(customer.body.id);
+      expect(queued.some((m) => m.event.businessId === t.business.business_id)).toBe(false);
+      expect(JSON.stringify(queued.map((m) => m.event.data))).not.toContain(thirdBooking.id);
+      expect(JSON.stringify(queued.map((m) => m.event.data))).not.toContain(ownBooking.id);
+      // The messages and their delivery log are the platform's.
+      expect(queued.every((m) => m.businessId === t.business.business_id)).toBe(true);
+      const log = await platform.get(`/v1/developers/webhooks/${endpointId}/deliveries?limit=100`);
+      expect(log.body.data.map((d: { event_id: string }) => d.event_id)).toContain(booked[0].json.id);
+
+      // The third business disconnects: the app hears it, then nothing more of that business.
+      const [connection] = ((await thirdApi.get('/v1/connected_apps')).body.data as { id: string }[]);
+      expect((await thirdApi.call('DELETE', `/v1/connected_apps/${connection.id}`)).status).toBe(200);
+      await receiver.waitFor(() => forApp((r) => r.json.type === 'app.deauthorized' && r.json.business_id === third.business_id).length === 1);
+      const gone = receiver.received.length;
+      expect((await thirdApi.post(`/v1/vehicles/${thirdVehicle.id}`, { name: 'Renamed again' })).status).toBe(200);
+      const late = (await thirdApi.get('/v1/events?type=vehicle.updated&limit=1')).body.data[0];
+      expect(late.data.object).toMatchObject({ id: thirdVehicle.id, name: 'Renamed again' });
+      const lastOther = await createBooking(business, vehicleId);
+      await receiver.waitFor(() => forApp((r) => r.json.data?.object?.id === lastOther.id).length >= 1);
+      await t.app.worker!.drain();
+      expect(receiver.received.slice(gone).filter((r) => r.json.business_id === third.business_id)).toEqual([]);
+      expect(await t.db.prisma.webhookMessage.count({ where: { endpointId, eventId: late.id } })).toBe(0);
+
+      // Deleting the endpoint stops it too.
+      const deleted = await platform.call('DELETE', `/v1/apps/${hooks.id}/webhooks/${endpointId}`);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toMatchObject({ id: endpointId, app_id: hooks.id, secret: null });
+      expect((await platform.get(`/v1/apps/${hooks.id}/webhooks/${endpointId}`)).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+
+  it("app webhooks refuse what business endpoints refuse: private and non-https targets in live mode, over REST and GraphQL", async () => {
+    const liveKey = t.business.live_secret_key;
+    const live = restClient(t.baseUrl, liveKey);
+    const liveApp = (await live.post('/v1/apps', { name: 'Live Hooks', redirect_uris: ['https://hooks.example.com/cb'], scopes: ['bookings:read'] })).body as OAuthApp;
+    for (const url of ['https://127.0.0.1/hooks', 'https://169.254.169.254/latest/meta-data', 'https://10.1.2.3/hooks', 'http://example.com/hooks']) {
+      const refused = await live.post(`/v1/apps/${liveApp.id}/webhooks`, { url, enabled_events: ['*'] });
+      expect(refused.status, url).toBe(422);
+      expect(refused.body.error).toMatchObject({ type: 'validation_error', code: 'url_not_allowed', param: 'url' });
+    }
+    const gql = await graphqlClient(t.baseUrl, liveKey)('mutation($app: ID!, $input: CreateWebhookEndpointInput!) { createAppWebhookEndpoint(appId: $app, input: $input) { id } }', {
+      app: liveApp.id,
+      input: { url: 'https://192.168.0.10/hooks', enabledEvents: ['*'] },
+    });
+    expect(gql.errors?.[0].extensions).toMatchObject({ type: 'validation_error', code: 'url_not_allowed' });
+    expect(await t.db.prisma.webhookEndpoint.count({ where: { appId: liveApp.id } })).toBe(0);
+    // The test-mode app of the platform is not the live key's: 404, like any other environment's row.
+    expect((await live.post(`/v1/apps/${app.id}/webhooks`, { url: 'https://hooks.example.com/x', enabled_events: ['*'] })).status).toBe(404);
+  });
+
+  it('the token and revocation endpoints answer odd bytes, wrong types and garbage with RFC 6749 JSON, never a 500', async () => {
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const auth = basic(app.client_id, app.client_secret);
+    const form = 'application/x-www-form-urlencoded';
+    const cases: { path: string; body: string | Uint8Array<ArrayBuffer>; headers?: Record<string, string> }[] = [
+      { path: '/oauth/token', body: 'grant_type=authorization_code&code=%00abc&redirect_uri=x&code_verifier=y', headers: { authorization: auth } },
+      { path: '/oauth/token', body: 'grant_type=refresh_token&refresh_token=%00', headers: { authorization: auth } },
+      { path: '/oauth/token', body: `grant_type=refresh_token&refresh_token=${'r'.repeat(5_000)}`, headers: { authorization: auth } },
+      { path: '/oauth/token', body: 'grant_type=refresh_token&refresh_token=%FF%FE%C3%28', headers: { authorization: auth } },
+      { path: '/oauth/token', body: 'grant_type=authorization_code&client_id=%00&client_secret=x&code=c' },
+      { path: '/oauth/token', body: `grant_type=authorization_code&client_id=${'c'.repeat(10_000)}&client_secret=x&code=c` },
+      { path: '/oauth/token', body: 'grant_type=authorization_code&code=a', headers: { authorization: basic('\0', '\0') } },
+      { path: '/oauth/token', body: 'grant_type=authorization_code&code=a', headers: { authorization: 'Basic !!!not base64' } },
+      { path: '/oauth/token', body: 'grant_type=refresh_token&grant_type=password&refresh_token=a', headers: { authorization: auth } },
+      { path: '/oauth/token', body: 'grant_type[]=x&refresh_token[a]=b', headers: { authorization: auth } },
+      { path: '/oauth/token', body: new Uint8Array([0xff, 0xfe, 0x00, 0x3d, 0x26, 0x80]), headers: { authorization: auth } },
+      { path: '/oauth/token', body: 'grant_type=refresh_token&refresh_token=a', headers: { authorization: auth, 'content-type': `${form}; charset=no-such-charset` } },
+      { path: '/oauth/token', body: '{"grant_type":"refresh_token","refresh_token":"a"}', headers: { authorization: auth, 'content-type': 'application/json' } },
+      { path: '/oauth/token', body: `grant_type=refresh_token&refresh_token=${'x'.repeat(60 * 1024)}`, headers: { authorization: auth } },
+      { path: '/oauth/revoke', body: 'token=%00', headers: { authorization: auth } },
+      { path: '/oauth/revoke', body: `token=${'t'.repeat(5_000)}&token_type_hint=%00`, headers: { authorization: auth } },
+      { path: '/oauth/revoke', body: 'token=a', headers: { authorization: basic('\0', 'x') } },
+      { path: '/oauth/revoke', body: new Uint8Array([0x00, 0x00, 0xff]), headers: { authorization: auth } },
+    ];
+    for (const c of cases) {
+      const res = await fetch(`${t.baseUrl}${c.path}`, { method: 'POST', headers: { 'content-type': form, ...c.headers }, body: c.body });
+      const label = `${c.path} ${typeof c.body === 'string' ? c.body.slice(0, 80) : '<bytes>'} ${JSON.stringify(c.headers ?? {}).slice(0, 80)}`;
+      expect(res.status, label).toBeLessThan(500);
+      if (res.status === 200) {
+        expect(c.path, label).toBe('/oauth/revoke'); // RFC 7009: an unknown token is revoked already
+        continue;
+      }
+      expect(res.headers.get('content-type'), label).toMatch(/^application\/json/);
+      const body = (await res.json()) as { error: string };
+      expect(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type'], label).toContain(body.error);
+    }
+    // The authorization endpoint too: an unknown or malformed client is refused in words, not a 500.
+    for (const query of ['client_id=%00&response_type=code', `client_id=${'c'.repeat(3_000)}&response_type=code`, 'client_id=%FF&redirect_uri=%00&response_type=code']) {
+      const res = await fetch(`${t.baseUrl}/oauth/authorize?${query}`, { redirect: 'manual' });
+      expect(res.status, query).toBeGreaterThanOrEqual(400);
+      expect(res.status, query).toBeLessThan(500);
+    }
+    // Consent page ids that cannot be an authorization's: the envelope, never a 500.
+    for (const uid of ['%00', 'a'.repeat(300), '%FF%FE']) {
+      const res = await fetch(`${t.baseUrl}/oauth/consent/${uid}`);
+      expect(res.status, uid).toBeLessThan(500);
+      expect(((await res.json()) as { error: { type: string } }).error.type, uid).toBe('invalid_request');
+    }
+  });
+
   it('the admin CLI lists a business\'s connected apps; deleting the app ends every connection\'s tokens', async () => {
     const { tokens } = await connect();
     const listed = (await runAdminCommand(t.db.prisma, ['app', 'connections'], { business: t.other.business_id })) as { app: string; state: string; scopes: string }[];
@@ -438,6 +637,8 @@ describe('OAuth apps on postgres', () => {
     expect((await bearer(tokens.access_token).get('/v1/vehicles')).status).toBe(200);
     expect((await platform.call('DELETE', `/v1/apps/${app.id}`)).status).toBe(200);
     expect((await bearer(tokens.access_token).get('/v1/vehicles')).body.error.code).toBe('token_revoked');
+    // The business no longer lists a connection to the deleted app.
+    expect((await business.get('/v1/connected_apps?limit=100')).body.data.map((c: { app_id: string }) => c.app_id)).not.toContain(app.id);
   });
 });
 

@@ -23,7 +23,7 @@ function capturedLogger() {
   return { logger: pino({ level: 'debug', formatters: { level: (label) => ({ level: label }) } }, sink), lines };
 }
 
-const KINDS: ReferenceKind[] = ['file', 'agreement', 'invitation', 'identity_session', 'processor_payment'];
+const KINDS = ['file', 'agreement', 'invitation', 'identity_session', 'processor_payment'] as const satisfies ReferenceKind[];
 
 describe.each(ENGINES)('the owner look-up on %s', (engine) => {
   let db: Database;
@@ -81,6 +81,19 @@ describe.each(ENGINES)('the owner look-up on %s', (engine) => {
     // Ids of another kind's rows are unknown to a kind: each reads its own table.
     const others = { file: String(testAgreement.id), agreement: String(testFile.id), invitation: `inv_${unique()}`, identity_session: paymentId, processor_payment: sessionId, booking: String(testAgreement.id) };
     for (const kind of KINDS) expect({ kind, owner: await owners.resolveOwner(kind, others[kind]) }).toEqual({ kind, owner: null });
+  });
+
+  it('answers an OAuth app by its client_id and a connection by its grant, in their environment', async () => {
+    const owners = ownerLookup(db.prisma, capturedLogger().logger);
+    const appId = `app_${unique()}`;
+    const clientId = `client_live_${unique()}`;
+    await db.prisma.app.create({ data: { id: appId, ...live, name: 'Owner App', clientId, clientSecretHash: 'x', redirectUris: ['https://a.example/cb'], scopes: ['vehicles:read'] } });
+    const grantId = `grant_${unique()}`;
+    await db.prisma.connectedApp.create({ data: { id: `capp_${unique()}`, ...sandbox, appId, memberId: 'mem_x', scopes: ['vehicles:read'], grantId } });
+    expect(await owners.resolveOwner('oauth_client', clientId)).toStrictEqual(live);
+    expect(await owners.resolveOwner('oauth_grant', grantId)).toStrictEqual(sandbox);
+    expect(await owners.resolveOwner('oauth_client', grantId)).toBeNull();
+    expect(await owners.resolveOwner('oauth_grant', clientId)).toBeNull();
   });
 
   it("records every call at debug level through the service's logger: the kind, the id and whether an owner was found, never the token hash", async () => {

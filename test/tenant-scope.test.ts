@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { blockingBookingsOverlapping } from '../src/domain/bookings/booking-overlap.ts';
-import { TENANT_MODELS, tenantDbFactory, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
+import { TENANT_MODELS, tenantDbFactory, tenantOutbox, TenantScopeViolation, type TenantScope } from '../src/db/tenant-db.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES } from './support/app.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
@@ -245,6 +245,23 @@ describe.each(ENGINES)('tenant scope on %s', (engine) => {
     expect(await tenantDb(b).business.findMany({})).toEqual([expect.objectContaining({ id: b.businessId })]);
     await expect(tenantDb(b).business.update({ where: { id: a.businessId }, data: { name: 'taken' } })).rejects.toMatchObject({ code: 'P2025' });
     await expect(tenantDb(b).business.create({ data: { id: 'biz_x', name: 'x' } })).rejects.toBeInstanceOf(TenantScopeViolation);
+  });
+
+  it("queues webhook messages of its own events only: another business's or environment's event queues nothing", async () => {
+    // A business of its own: the rows above gave A endpoints of theirs.
+    const a = { businessId: (await createBusiness(db.prisma, { name: 'Fan-out' })).business_id, livemode: false };
+    const endpoint = `we_${unique()}`;
+    await db.prisma.webhookEndpoint.create({ data: { id: endpoint, ...a, url: 'https://example.com/hook', enabledEvents: ['*'], secret: 'whsec_test' } });
+    const event = `evt_${unique()}`;
+    await db.prisma.event.create({ data: { id: event, ...a, type: 'booking.created', data: { object: {} } } });
+    const fanOut = { eventId: event, onlyEndpointId: null, appScopes: ['bookings:read'], appId: null };
+    expect(await tenantDb(b).$queueEventMessages({ ...fanOut, idPrefix: `whm_${unique()}` })).toBe(0);
+    expect(await tenantDb({ ...a, livemode: true }).$queueEventMessages({ ...fanOut, idPrefix: `whm_${unique()}` })).toBe(0);
+    expect(await tenantDb(b).$queueEventMessages({ ...fanOut, onlyEndpointId: endpoint, idPrefix: `whm_${unique()}` })).toBe(0);
+    expect(await db.prisma.webhookMessage.count({ where: { eventId: event } })).toBe(0);
+    // Its own scope queues the one subscribed endpoint, in a transaction too.
+    expect(await tenantDb(a).$transaction((tx) => tenantOutbox(tx).$queueEventMessages({ ...fanOut, idPrefix: `whm_${unique()}` }))).toBe(1);
+    expect(await db.prisma.webhookMessage.findMany({ where: { eventId: event }, select: { endpointId: true, businessId: true, livemode: true, state: true } })).toEqual([{ endpointId: endpoint, ...a, state: 'pending' }]);
   });
 
   it('refuses nested writes, which would create rows the scope never sees', async () => {

@@ -8,6 +8,7 @@ export const developerRoutes: RestRoute[] = [
   { method: 'POST', path: '/v1/developers/webhooks', field: 'Mutation.createWebhookEndpoint', args: { input: 'body' }, status: 201, stage: 'later_scope' },
   { method: 'GET', path: '/v1/developers/webhooks/{endpoint_id}', field: 'Query.webhookEndpoint', args: { id: 'path.endpoint_id' }, stage: 'later_scope' },
   { method: 'POST', path: '/v1/developers/webhooks/{endpoint_id}', field: 'Mutation.updateWebhookEndpoint', args: { id: 'path.endpoint_id', input: 'body' }, stage: 'later_scope' },
+  { method: 'DELETE', path: '/v1/developers/webhooks/{endpoint_id}', field: 'Mutation.deleteWebhookEndpoint', args: { id: 'path.endpoint_id' }, answerExample: { secret: null }, stage: 'later_scope' },
   { method: 'GET', path: '/v1/developers/webhooks/{endpoint_id}/deliveries', field: 'Query.webhookDeliveries', args: { endpointId: 'path.endpoint_id' }, stage: 'later_scope' },
   {
     method: 'POST', path: '/v1/developers/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry', field: 'Mutation.retryWebhookDelivery',

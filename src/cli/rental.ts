@@ -148,15 +148,15 @@ async function trigger(client: Api, scenario: string | undefined, options: { boo
 
 const EVENTS_SUBSCRIPTION = /* GraphQL */ `
   subscription Listen($types: [String!]) {
-    events(types: $types) { id type createdAt livemode data request }
+    events(types: $types) { id type createdAt businessId livemode data request }
   }`;
 
-type LiveEvent = { id: string; type: string; createdAt: string; livemode: boolean; data: unknown; request: { id: string | null; idempotency_key: string | null } };
+type LiveEvent = { id: string; type: string; createdAt: string; businessId: string; livemode: boolean; data: unknown; request: { id: string | null; idempotency_key: string | null } };
 type RestEvent = ReturnType<typeof presentEvent>;
 
 /** A subscription's event as webhooks send it (the service's own presenter). */
 const asWebhookBody = (e: LiveEvent): RestEvent =>
-  presentEvent({ id: e.id, type: e.type, livemode: e.livemode, createdAt: new Date(e.createdAt), data: e.data, requestId: e.request?.id ?? null, idempotencyKey: e.request?.idempotency_key ?? null });
+  presentEvent({ id: e.id, businessId: e.businessId, type: e.type, livemode: e.livemode, createdAt: new Date(e.createdAt), data: e.data, requestId: e.request?.id ?? null, idempotencyKey: e.request?.idempotency_key ?? null });
 
 async function listen(client: Api, options: { forwardTo?: string; events?: string; secret?: string }): Promise<number> {
   if (!options.forwardTo) throw usage('listen needs --forward-to URL (where to POST the events)');

@@ -95,6 +95,8 @@ export interface DirectSql {
    * none to be had), so direct statements and Prisma's commit or roll back together.
    */
   transaction<T>(begin: (bound: () => DirectSql | undefined) => Promise<T>): Promise<T>;
+  /** A fixed statement of the scope's own (text and values), on the same connection (a transaction's, inside one). */
+  query(statement: SqlStatement): Promise<SqlResult>;
   /** Statements run so far (for tests that check this path is taken). */
   readonly statements: number;
 }
@@ -112,6 +114,10 @@ export function directSql(execute: SqlExecutor, transactions?: TransactionExecut
         if (!statement) return undefined;
         counter.statements++;
         return on(statement).then(({ rows, count }) => (statement.answer === 'count' ? { count } : statement.answer === 'new row' ? rows[0] : (rows[0] ?? null)));
+      },
+      query(statement) {
+        counter.statements++;
+        return on(statement);
       },
       transaction: (begin) =>
         transactions

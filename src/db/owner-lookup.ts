@@ -34,6 +34,10 @@ export interface OwnerOf {
   identity_session: EnvironmentOwner;
   /** A payment processor's payment (pi_...) named by its events. */
   processor_payment: EnvironmentOwner;
+  /** An OAuth app named by its client_id (at the authorization server and its consent page). */
+  oauth_client: EnvironmentOwner;
+  /** A business's connection to an OAuth app, named by the authorization server's grant (an access token's, a refresh token's). */
+  oauth_grant: EnvironmentOwner;
 }
 
 export type ReferenceKind = keyof OwnerOf;
@@ -60,6 +64,8 @@ const STATEMENTS: { readonly [K in ReferenceKind]: (id: string) => Prisma.Sql } 
   identity_session: (id) => Prisma.sql`SELECT "businessId", "livemode" FROM "IdentityVerification" WHERE "providerSessionId" = ${id}`,
   // The processor's ids are its own and unique (indexed, not constrained).
   processor_payment: (id) => Prisma.sql`SELECT "businessId", "livemode" FROM "Payment" WHERE "processorPaymentId" = ${id} LIMIT 1`,
+  oauth_client: (id) => Prisma.sql`SELECT "businessId", "livemode" FROM "App" WHERE "clientId" = ${id}`,
+  oauth_grant: (id) => Prisma.sql`SELECT "businessId", "livemode" FROM "ConnectedApp" WHERE "grantId" = ${id}`,
 };
 
 /**

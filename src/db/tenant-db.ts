@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { DATAMODEL as models, type DirectSql } from './direct-sql.ts';
+import { queueEventMessages as queueEventMessagesStatement } from './sql/generated/platform.ts';
 import { asPgRows, valuesOf, type TenantStatement } from './sql/named-sql.ts';
 import { checkTenantStatement, type TenantStatementShape } from './sql/tenant-sql.ts';
 import { retryConflicts } from './transaction-retry.ts';
@@ -237,6 +238,7 @@ function scopedClient(base: object, scope: TenantScope, observe: RowObserver | u
         };
       }
       if (prop === '$run') return (statement: TenantStatement<object, unknown>, params: object) => runTenantStatement(target as PrismaClient, scope, statement, params);
+      if (prop === '$queueEventMessages') return (params: EventFanOut) => queueEventMessages(target as PrismaClient, scope, params, direct);
       if (prop === '$lockRow') return (model: string, id: string) => lockRow(target as PrismaClient, scope, model, id);
       if (prop === '$lockKey') {
         // Namespaced by the tenant, so two businesses never wait on each other's keys.
@@ -262,6 +264,34 @@ function lockRow(client: PrismaClient, scope: TenantScope, model: string, id: st
     .then((rows) => rows.length === 1);
 }
 
+/** How one of the tenant's events fans out to webhook endpoints (src/db/sql/platform/queue-event-messages.sql). */
+export interface EventFanOut {
+  /** The event, just recorded by the tenant. */
+  eventId: string;
+  /** Only this endpoint of the tenant (a test send), or null: every subscribed one. */
+  onlyEndpointId: string | null;
+  /** A connected app receives the event when its grant holds one of these permissions (none: no app does). */
+  appScopes: string[];
+  /** The app the event is about (app.authorized, app.deauthorized), whose endpoints receive it whatever its connection's state; or null. */
+  appId: string | null;
+  /** The new messages' ids: a new message id (whm_...), then a number. */
+  idPrefix: string;
+}
+
+/**
+ * Queue the webhook messages of one of the tenant's events, in one statement: the tenant's own
+ * endpoints, and those of the apps connected to it (whose messages are their owners'). The one
+ * write of the scope that reaches another tenant's rows, and only this way: the statement is
+ * fixed, and the event must be the scope's own (its business and environment are bound here).
+ */
+async function queueEventMessages(client: PrismaClient, scope: TenantScope, fanOut: EventFanOut, direct: DirectSql | undefined): Promise<number> {
+  const values = valuesOf(queueEventMessagesStatement, { ...fanOut, businessId: scope.businessId, livemode: scope.livemode });
+  const rows = direct
+    ? (await direct.query({ text: queueEventMessagesStatement.text, values })).rows
+    : await client.$queryRawUnsafe<Record<string, unknown>[]>(queueEventMessagesStatement.text, ...values);
+  return Number(rows[0]?.queued ?? 0);
+}
+
 /** Locks a tenant's transaction may take (the only raw SQL that writes nothing but a lock). */
 export interface TenantLocks {
   /** Lock the tenant's row of `model` FOR UPDATE until the transaction ends; false when the tenant has no such row. */
@@ -271,10 +301,19 @@ export interface TenantLocks {
 }
 
 /** A Prisma client that reaches one tenant's rows only. */
-export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & TenantLocks & {
+export type TenantDb = Omit<PrismaClient, '$extends' | '$use' | '$on' | '$connect' | '$disconnect' | '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe' | '$queryRawTyped'> & TenantLocks & TenantOutbox & {
   /** A named tenant statement (src/db/sql/tenant/*.sql) over the tenant's rows only, e.g. a report's GROUP BY; the scope supplies the business and environment. */
   $run<Params extends object, Row>(statement: TenantStatement<Params, Row>, params: Params): Promise<Row[]>;
 };
+
+/** The outbox's fan-out (the tenant's client has it, in a transaction too). */
+export interface TenantOutbox {
+  /** Queue the webhook messages of an event the tenant just recorded; answers how many. */
+  $queueEventMessages(fanOut: EventFanOut): Promise<number>;
+}
+
+/** The outbox's fan-out, in a transaction of a TenantDb too (its callback's client has it at run time). */
+export const tenantOutbox = (db: TenantDb | TenantTx): TenantOutbox => db as unknown as TenantOutbox;
 
 /** The client handed to `$transaction` callbacks of a TenantDb. */
 export type TenantTx = Prisma.TransactionClient;

@@ -1,5 +1,7 @@
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { OwnerLookup } from '../db/owner-lookup.ts';
+import type { TenantDbFactory } from '../db/tenant-db.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
 
 /*
@@ -8,8 +10,41 @@ import { forgetCachedPrincipals } from '../platform/api-keys.ts';
  * keeps what it hands over. Two kinds are read from the project's own tables instead:
  * `Client` (an OAuth app, src/domain/apps/) and, for a `Grant`, whether the business ended its
  * connection (ConnectedApp.revokedAt): an ended connection's grant is gone for the library,
- * so no token of it refreshes.
+ * so no token of it refreshes. Those are tenants' rows: their owner is asked of the owner
+ * look-up (by client_id, by grant), then the row is read through that owner's scope.
  */
+
+/** How the authorization server reaches tenants' rows: whose a client_id or grant is, then that tenant's scope. */
+export interface OAuthTenants {
+  owners: OwnerLookup;
+  tenantDb: TenantDbFactory;
+}
+
+/** The app of a client_id, read in its owner's scope (null: none, or deleted). */
+export async function appOfClient(tenants: OAuthTenants, clientId: string) {
+  if (!storableId(clientId)) return null;
+  const owner = await tenants.owners.resolveOwner('oauth_client', clientId);
+  return owner ? tenants.tenantDb(owner).app.findFirst({ where: { clientId, deletedAt: null } }) : null;
+}
+
+/** The connection of a grant with its app's id, name and deletion, read in its owner's scope (null: none). */
+export async function connectionOfGrant(tenants: OAuthTenants, grantId: string) {
+  if (!storableId(grantId)) return null;
+  const owner = await tenants.owners.resolveOwner('oauth_grant', grantId);
+  return owner
+    ? tenants.tenantDb(owner).connectedApp.findFirst({ where: { grantId }, include: { app: { select: { id: true, name: true, deletedAt: true } } } })
+    : null;
+}
+
+/**
+ * Whether an id a client sent (a client_id, a code, a token, an interaction's uid) can name a
+ * stored row at all. PostgreSQL refuses text holding a NUL byte (the query fails, and the
+ * library would answer server_error 500), and no id is longer than this: such an id is
+ * simply unknown, which the library answers as it answers any unknown one.
+ */
+export function storableId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= 512 && !id.includes('\0');
+}
 
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
@@ -27,7 +62,7 @@ export function clientMetadata(app: { clientId: string; clientSecretHash: string
   };
 }
 
-export function prismaAdapter(prisma: PrismaClient): new (name: string) => Adapter {
+export function prismaAdapter(prisma: PrismaClient, tenants: OAuthTenants): new (name: string) => Adapter {
   return class PrismaAdapter implements Adapter {
     constructor(readonly name: string) {}
 
@@ -43,14 +78,15 @@ export function prismaAdapter(prisma: PrismaClient): new (name: string) => Adapt
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      if (!storableId(id)) return undefined;
       if (this.name === 'Client') {
-        const app = await prisma.app.findUnique({ where: { clientId: id } });
-        return app && !app.deletedAt ? clientMetadata(app) : undefined;
+        const app = await appOfClient(tenants, id);
+        return app ? clientMetadata(app) : undefined;
       }
       const row = await prisma.oAuthStore.findUnique({ where: { kind_id: { kind: this.name, id } } });
       if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now() && this.name !== 'AccessToken')) return undefined;
       if (this.name === 'Grant') {
-        const connection = await prisma.connectedApp.findUnique({ where: { grantId: id }, select: { revokedAt: true } });
+        const connection = await connectionOfGrant(tenants, id);
         if (connection?.revokedAt) return undefined;
       }
       const payload = row.payload as AdapterPayload;
@@ -58,12 +94,14 @@ export function prismaAdapter(prisma: PrismaClient): new (name: string) => Adapt
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      if (!storableId(uid)) return undefined;
       const row = await prisma.oAuthStore.findFirst({ where: { kind: this.name, uid } });
       if (!row || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return undefined;
       return row.payload as AdapterPayload;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      if (!storableId(userCode)) return undefined;
       const row = await prisma.oAuthStore.findFirst({ where: { kind: this.name, userCode } });
       if (!row || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return undefined;
       return row.payload as AdapterPayload;
@@ -77,6 +115,7 @@ export function prismaAdapter(prisma: PrismaClient): new (name: string) => Adapt
     }
 
     async destroy(id: string): Promise<void> {
+      if (!storableId(id)) return;
       if (this.name === 'AccessToken') {
         await prisma.oAuthStore.updateMany({ where: { kind: this.name, id, revokedAt: null }, data: { revokedAt: new Date() } });
         forgetCachedPrincipals();

@@ -1,5 +1,4 @@
-import type { PrismaClient } from '../generated/prisma/client.ts';
-import type { TenantDbFactory } from '../db/tenant-db.ts';
+import { connectionOfGrant, type OAuthTenants } from './adapter.ts';
 import { presentConnectedApp } from '../domain/apps/connected-apps.ts';
 import { recordEvent } from '../domain/events/event.service.ts';
 import { forgetCachedPrincipals } from '../platform/api-keys.ts';
@@ -9,11 +8,11 @@ import { newId } from '../domain/shared/ids.ts';
  * The library revoked a grant (a reused code or refresh token, or the app revoking its refresh
  * token, RFC 7009): the business's connection to the app ends with it (app.deauthorized).
  */
-export async function endConnection(prisma: PrismaClient, tenantDb: TenantDbFactory, grantId: string): Promise<void> {
-  const connection = await prisma.connectedApp.findUnique({ where: { grantId }, include: { app: { select: { name: true } } } });
+export async function endConnection(tenants: OAuthTenants, grantId: string): Promise<void> {
+  const connection = await connectionOfGrant(tenants, grantId);
   if (!connection || connection.revokedAt) return;
   const tenant = { businessId: connection.businessId, livemode: connection.livemode };
-  await tenantDb(tenant).$transaction(async (tx) => {
+  await tenants.tenantDb(tenant).$transaction(async (tx) => {
     const { count } = await tx.connectedApp.updateMany({ where: { id: connection.id, revokedAt: null }, data: { revokedAt: new Date() } });
     if (count !== 1) return;
     const row = await tx.connectedApp.findUniqueOrThrow({ where: { id: connection.id } });

@@ -6,7 +6,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { ALL_PERMISSIONS } from '../domain/access/permissions.ts';
 import { hashClientSecret } from '../domain/apps/client-credentials.ts';
 import { log } from '../log.ts';
-import { prismaAdapter } from './adapter.ts';
+import { prismaAdapter, type OAuthTenants } from './adapter.ts';
 
 /*
  * The authorization server of OAuth apps (the contract, "OAuth apps"): oidc-provider,
@@ -45,6 +45,8 @@ export function isOAuthPath(pathname: string): boolean {
 }
 
 export interface OAuthServer {
+  /** How the server reaches apps and connections (the token caller reads them the same way). */
+  readonly tenants: OAuthTenants;
   /** The provider whose issuer is `origin` (the service's public URL when configured). */
   provider(origin: string): Promise<Provider>;
   /** Any provider of this process (reading a token needs no issuer). */
@@ -60,6 +62,8 @@ export interface OAuthServer {
 
 export interface OAuthServerDeps {
   prisma: PrismaClient;
+  /** Apps and connections are tenants' rows: read through their owner's scope. */
+  tenants: OAuthTenants;
   /** Signs the library's cookies (shared by every process: platformSecret 'oauth_cookies'). */
   cookieKey: string;
   publicUrl: string | undefined;
@@ -80,7 +84,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     const { default: ProviderClass } = await import('oidc-provider');
     signingKey ??= makeKey();
     const configuration: Configuration = {
-      adapter: prismaAdapter(deps.prisma),
+      adapter: prismaAdapter(deps.prisma, deps.tenants),
       clients: [],
       jwks: { keys: [{ ...signingKey, kid: 'oauth-1', use: 'sig', alg: 'RS256' } as never] },
       cookies: { keys: [deps.cookieKey], long: { signed: true }, short: { signed: true } },
@@ -169,6 +173,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   }
 
   return {
+    tenants: deps.tenants,
     provider,
     startedHere(cookieHeader, uid) {
       if (!cookieHeader) return false;

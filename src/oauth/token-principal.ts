@@ -2,6 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { AccessErrors } from '../domain/access/access.errors.ts';
 import { isPermission, type Principal } from '../domain/access/permissions.ts';
 import { forgetAlongWithKeys } from '../platform/api-keys.ts';
+import { connectionOfGrant } from './adapter.ts';
 import { parseAccount, type OAuthServer } from './provider.ts';
 
 /*
@@ -35,13 +36,11 @@ async function lookUp(prisma: PrismaClient, oauth: OAuthServer, token: string): 
   }
   if (at.isExpired) throw AccessErrors.tokenExpired();
   const account = at.accountId ? parseAccount(at.accountId) : null;
-  const connection = at.grantId
-    ? await prisma.connectedApp.findUnique({ where: { grantId: at.grantId }, include: { app: { select: { id: true, name: true, deletedAt: true } } } })
-    : null;
+  const connection = at.grantId ? await connectionOfGrant(oauth.tenants, at.grantId) : null;
   if (!account || !connection || connection.revokedAt || connection.app.deletedAt || connection.businessId !== account.businessId || connection.livemode !== account.livemode) {
     throw AccessErrors.tokenRevoked();
   }
-  const business = await prisma.business.findUniqueOrThrow({ where: { id: account.businessId }, select: { sandboxClockOffsetSeconds: true } });
+  const business = await oauth.tenants.tenantDb(account).business.findUniqueOrThrow({ where: { id: account.businessId }, select: { sandboxClockOffsetSeconds: true } });
   const principal: Principal = {
     businessId: account.businessId,
     livemode: account.livemode,
@@ -49,7 +48,9 @@ async function lookUp(prisma: PrismaClient, oauth: OAuthServer, token: string): 
     keyId: connection.id,
     keyKind: 'secret',
     memberId: null,
-    permissions: new Set(String(at.scope ?? '').split(' ').filter(isPermission)),
+    // The token's scopes, as far as the connection still grants them (approving the app again
+    // with fewer scopes narrows the tokens already issued at once).
+    permissions: new Set(String(at.scope ?? '').split(' ').filter(isPermission).filter((s) => connection.scopes.includes(s))),
     clockOffsetMs: account.livemode ? 0 : business.sandboxClockOffsetSeconds * 1000,
     app: { id: connection.app.id, name: connection.app.name },
   };

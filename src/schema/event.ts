@@ -11,6 +11,7 @@ export const Event = builder.prismaObject('Event', {
     type: t.exposeString('type'),
     apiVersion: t.string({ resolve: () => 'v1' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    businessId: t.exposeID('businessId', { description: 'The business the event is about (biz_...): an app\'s webhook endpoints receive the events of every business connected to it.' }),
     livemode: t.exposeBoolean('livemode'),
     data: t.expose('data', { type: 'JSON', description: '`{ object }`: the object the event is about, in its REST representation.' }),
     request: t.field({

@@ -1,7 +1,10 @@
 import { builder } from '../builder.ts';
 import { WEBHOOK_DELIVERY_FIELDS, WEBHOOK_ENDPOINT_FIELDS } from '../domain/webhooks/webhook.fields.ts';
 import { listWebhookDeliveries, retryWebhookDelivery, sendTestWebhook } from '../domain/webhooks/webhook-deliveries.ts';
-import { createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint } from '../domain/webhooks/webhook-endpoints.ts';
+import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint } from '../domain/webhooks/webhook-endpoints.ts';
+import {
+  createAppWebhookEndpoint, deleteAppWebhookEndpoint, getAppWebhookEndpoint, listAppWebhookEndpoints, updateAppWebhookEndpoint,
+} from '../domain/webhooks/app-webhook-endpoints.ts';
 import { enums } from './enums.ts';
 import { Event } from './event.ts';
 import { exposePublicFields } from './fields.ts';
@@ -43,6 +46,12 @@ const endpoint = operationField(getWebhookEndpoint);
 const deliveries = operationField(listWebhookDeliveries);
 const create = operationField(createWebhookEndpoint);
 const update = operationField(updateWebhookEndpoint);
+const remove = operationField(deleteWebhookEndpoint);
+const appEndpoints = operationField(listAppWebhookEndpoints);
+const appEndpoint = operationField(getAppWebhookEndpoint);
+const appCreate = operationField(createAppWebhookEndpoint);
+const appUpdate = operationField(updateAppWebhookEndpoint);
+const appRemove = operationField(deleteAppWebhookEndpoint);
 const retry = operationField(retryWebhookDelivery);
 const sendTest = operationField(sendTestWebhook);
 
@@ -50,11 +59,17 @@ builder.queryFields((t) => ({
   webhookEndpoints: endpoints.connection(t, WebhookEndpoint),
   webhookEndpoint: endpoint.prisma(t, 'WebhookEndpoint'),
   webhookDeliveries: deliveries.connection(t, WebhookDelivery),
+  appWebhookEndpoints: appEndpoints.connection(t, WebhookEndpoint),
+  appWebhookEndpoint: appEndpoint.prisma(t, 'WebhookEndpoint'),
 }));
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: create.prisma(t, 'WebhookEndpoint'),
   updateWebhookEndpoint: update.prisma(t, 'WebhookEndpoint'),
+  deleteWebhookEndpoint: remove.prisma(t, 'WebhookEndpoint'),
+  createAppWebhookEndpoint: appCreate.prisma(t, 'WebhookEndpoint'),
+  updateAppWebhookEndpoint: appUpdate.prisma(t, 'WebhookEndpoint'),
+  deleteAppWebhookEndpoint: appRemove.prisma(t, 'WebhookEndpoint'),
   retryWebhookDelivery: retry.prisma(t, 'WebhookMessage'),
   testSendWebhook: sendTest.plain(t, Event),
 }));

@@ -60,7 +60,8 @@ export interface Claimed {
   attempts: number;
   /** The end of our lease: the claim is ours while `nextAttemptAt` still holds it. */
   leaseUntil: Date;
-  event: { id: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null; bookingId: string | null };
+  /** The event; its business is the message's own, or one connected to the app whose endpoint this is. */
+  event: { id: string; businessId: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null; bookingId: string | null };
   endpoint: { url: string; secret: string };
 }
 
@@ -117,7 +118,7 @@ async function claimDue(platform: PlatformSql, options: DeliveryWorkerOptions, l
     eventType: r.eventType,
     attempts: r.attempts,
     leaseUntil,
-    event: { id: r.eventId, type: r.type, livemode: r.livemode, createdAt: r.eventCreatedAt, data: r.data, requestId: r.requestId, idempotencyKey: r.idempotencyKey, bookingId: r.bookingId },
+    event: { id: r.eventId, businessId: r.eventBusinessId, type: r.type, livemode: r.livemode, createdAt: r.eventCreatedAt, data: r.data, requestId: r.requestId, idempotencyKey: r.idempotencyKey, bookingId: r.bookingId },
     endpoint: { url: r.url, secret: r.secret },
   }));
 }
@@ -192,7 +193,9 @@ async function recordAttempt(tenantDb: TenantDbFactory, message: Claimed, outcom
     // except about the news itself, which would loop.
     if (outcome.status !== null && outcome.status >= 500 && nextRetryAt && message.eventType !== 'delivery.retrying') {
       const origin = { businessId: message.businessId, livemode: message.livemode, requestId: null, idempotencyKey: null };
-      await recordEvent(tx, origin, { type: 'delivery.retrying', bookingId: message.event.bookingId, object: present('webhook_delivery', WEBHOOK_DELIVERY_FIELDS, delivery) });
+      // An app endpoint's event is another business's: its booking is not the endpoint owner's.
+      const bookingId = message.event.businessId === message.businessId ? message.event.bookingId : null;
+      await recordEvent(tx, origin, { type: 'delivery.retrying', bookingId, object: present('webhook_delivery', WEBHOOK_DELIVERY_FIELDS, delivery) });
     }
   });
 }

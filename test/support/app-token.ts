@@ -1,4 +1,6 @@
 import type { Database } from '../../src/db/database.ts';
+import { ownerLookup } from '../../src/db/owner-lookup.ts';
+import { tenantDbFactory } from '../../src/db/tenant-db.ts';
 import { hashClientSecret, newClientCredentials } from '../../src/domain/apps/client-credentials.ts';
 import { newId } from '../../src/domain/shared/ids.ts';
 import { accountOf, createOAuthServer } from '../../src/oauth/provider.ts';
@@ -15,7 +17,7 @@ export async function appAccessToken(db: Database, input: { platformBusinessId: 
     data: { id: newId('oauthApp'), businessId: input.platformBusinessId, livemode, name: 'Test App', clientId, clientSecretHash: hashClientSecret(clientSecret), redirectUris: ['https://app.example.com/cb'], scopes: input.scopes },
   });
   const member = await db.prisma.teamMember.findFirst({ where: { businessId: input.businessId } });
-  const server = createOAuthServer({ prisma: db.prisma, cookieKey: 'test', publicUrl: 'http://127.0.0.1', onGrantRevoked: async () => {} });
+  const server = createOAuthServer({ prisma: db.prisma, tenants: { owners: ownerLookup(db.prisma), tenantDb: tenantDbFactory(db.prisma) }, cookieKey: 'test', publicUrl: 'http://127.0.0.1', onGrantRevoked: async () => {} });
   const provider = await server.anyProvider();
   const accountId = accountOf(input.businessId, livemode);
   const grant = new provider.Grant({ accountId, clientId });

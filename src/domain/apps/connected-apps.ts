@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ConnectedApp } from '../../generated/prisma/client.ts';
-import { originOf, recordEvent } from '../events/event.service.ts';
+import { tenantLocks, type TenantDb } from '../../db/tenant-db.ts';
+import { originOf, recordEvent, type EventOrigin } from '../events/event.service.ts';
+import { newId } from '../shared/ids.ts';
 import { CommonErrors } from '../shared/common.errors.ts';
 import { found } from '../shared/found.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -25,7 +27,8 @@ export const listConnectedApps = defineOperation({
   errors: [],
   async run(ctx, _args, { page, query }) {
     const p = pageQuery(page ?? {});
-    return toPage(await ctx.db.connectedApp.findMany({ ...query, where: { ...p.where, ...active }, orderBy: p.orderBy, take: p.take }), p);
+    // A deleted app's connections are over for the business too (its tokens stopped with it).
+    return toPage(await ctx.db.connectedApp.findMany({ ...query, where: { ...p.where, ...active, app: { deletedAt: null } }, orderBy: p.orderBy, take: p.take }), p);
   },
 });
 
@@ -52,3 +55,47 @@ export const disconnectApp = defineOperation({
     return { ...ended, app: { name: current.app.name } };
   },
 });
+
+/** The grant a connection stands on: the authorization server's (src/oauth/), made or updated by `saveGrant`. */
+export interface ConnectionGrant {
+  /**
+   * The grant of the business's connection to the app with exactly `scopes`: the connection's
+   * current grant (`existingGrantId`) updated when the server still has it, else a new one.
+   * Answers the grant's id.
+   */
+  saveGrant(existingGrantId: string | null): Promise<string>;
+}
+
+/**
+ * An owner or admin approved the app for the business (the consent page): the business's one
+ * active connection to the app in this environment, with exactly the scopes of this approval.
+ * Approving the same app again updates that connection (its scopes, who approved, its grant)
+ * instead of adding a second one; after a disconnection a new one begins. app.authorized
+ * either way, in the transaction of the change.
+ *
+ * The grant is saved before the transaction (the authorization server's storage is not the
+ * tenant's, and the embedded database has one connection, which a transaction holds). Two
+ * approvals at once are serialized in the transaction: one that finds the connection changed
+ * since it read it starts again from the connection as it is now; and the database holds one
+ * active connection per business, environment and app whatever happens (a partial unique index).
+ */
+export async function connectApp(db: TenantDb, origin: EventOrigin, input: { app: { id: string; name: string }; memberId: string; scopes: string[]; grant: ConnectionGrant }): Promise<ConnectedApp> {
+  const where = { appId: input.app.id, ...active };
+  for (let attempt = 1; ; attempt++) {
+    const seen = await db.connectedApp.findFirst({ where, select: { id: true, grantId: true } });
+    const grantId = await input.grant.saveGrant(seen?.grantId ?? null);
+    const connected = await db.$transaction(async (tx) => {
+      await tenantLocks(tx).$lockKey(`connect-app:${input.app.id}`);
+      const current = await tx.connectedApp.findFirst({ where });
+      if ((current?.id ?? null) !== (seen?.id ?? null) && attempt < 3) return null;
+      const row = current
+        ? await tx.connectedApp.update({ where: { id: current.id }, data: { scopes: input.scopes, memberId: input.memberId, grantId } })
+        : await tx.connectedApp.create({
+            data: { id: newId('connectedApp'), businessId: origin.businessId, livemode: origin.livemode, appId: input.app.id, memberId: input.memberId, scopes: input.scopes, grantId },
+          });
+      await recordEvent(tx, origin, { type: 'app.authorized', object: presentConnectedApp(row, input.app.name) });
+      return row;
+    });
+    if (connected) return connected;
+  }
+}

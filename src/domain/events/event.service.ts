@@ -1,3 +1,5 @@
+import { tenantOutbox } from '../../db/tenant-db.ts';
+import { appReadScopes, eventAppId } from '../apps/app-events.ts';
 import type { Db, DomainContext } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 
@@ -27,8 +29,10 @@ export interface EventInput {
 
 /**
  * Record an event in the caller's transaction (the outbox): it commits with the change that
- * causes it or not at all. In the same transaction, one webhook message per subscribed
- * endpoint is queued, and a NOTIFY wakes the relay and the delivery workers at commit.
+ * causes it or not at all. In the same transaction and one statement, one webhook message per
+ * endpoint that receives it is queued: the business's own subscribed endpoints, and those of
+ * the apps connected to it that may read the event's object (src/domain/apps/app-events.ts).
+ * A NOTIFY wakes the relay and the delivery workers at commit.
  */
 export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput) {
   const event = await tx.event.create({
@@ -43,40 +47,28 @@ export async function recordEvent(tx: Db, origin: EventOrigin, input: EventInput
       idempotencyKey: origin.idempotencyKey,
     },
   });
-  const endpoints = await tx.webhookEndpoint.findMany({
-    where: {
-      businessId: origin.businessId,
-      livemode: origin.livemode,
-      ...(input.onlyEndpointId ? { id: input.onlyEndpointId } : { enabled: true, OR: [{ enabledEvents: { has: '*' } }, { enabledEvents: { has: input.type } }] }),
-    },
-    select: { id: true },
+  await tenantOutbox(tx).$queueEventMessages({
+    eventId: event.id,
+    onlyEndpointId: input.onlyEndpointId ?? null,
+    appScopes: input.onlyEndpointId ? [] : appReadScopes(input.type),
+    appId: input.onlyEndpointId ? null : eventAppId(input.type, input.object),
+    idPrefix: newId('webhookMessage'),
   });
-  if (endpoints.length) {
-    await tx.webhookMessage.createMany({
-      data: endpoints.map((e) => ({
-        id: newId('webhookMessage'),
-        businessId: origin.businessId,
-        livemode: origin.livemode,
-        endpointId: e.id,
-        eventId: event.id,
-        eventType: event.type,
-        nextAttemptAt: event.createdAt,
-      })),
-    });
-  }
   return event;
 }
 
 export type EventRow = Awaited<ReturnType<typeof recordEvent>>;
 
 /** The one event shape (the contract, "Events and webhooks"), for webhooks, subscriptions and lists. */
-export function presentEvent(row: { id: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null }) {
+export function presentEvent(row: { id: string; businessId: string; type: string; livemode: boolean; createdAt: Date; data: unknown; requestId: string | null; idempotencyKey: string | null }) {
   return {
     id: row.id,
     object: 'event',
     type: row.type,
     api_version: 'v1',
     created_at: row.createdAt.toISOString(),
+    // The business the event is about: an app's endpoints receive the events of many.
+    business_id: row.businessId,
     livemode: row.livemode,
     data: row.data,
     request: { id: row.requestId, idempotency_key: row.idempotencyKey },

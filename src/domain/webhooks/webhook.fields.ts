@@ -8,6 +8,11 @@ export const WEBHOOK_ENDPOINT_FIELDS: PublicFields = {
   enabledEvents: { kind: 'strings', description: 'Event types delivered here, or ["*"] for all.' },
   enabled: { kind: 'boolean' },
   metadata: { kind: 'json' },
+  appId: {
+    kind: 'id',
+    nullable: true,
+    description: "The OAuth app (app_...) whose endpoint this is: it receives the events of the businesses connected to the app. Null for the business's own endpoints.",
+  },
   createdAt: { kind: 'datetime' },
 };
 

@@ -36,6 +36,6 @@ WITH candidates AS (
   RETURNING m.id, m."businessId", m.livemode, m."endpointId", m."eventId", m."eventType", m.attempts, due."dueAt"
 )
 SELECT c.id, c."businessId", c.livemode, c."endpointId", c."eventId", c."eventType", c.attempts,
-       e.type, e."bookingId", e.data, e."requestId", e."idempotencyKey", e."createdAt" AS "eventCreatedAt", w.url, w.secret
+       e."businessId" AS "eventBusinessId", e.type, e."bookingId", e.data, e."requestId", e."idempotencyKey", e."createdAt" AS "eventCreatedAt", w.url, w.secret
   FROM claimed c JOIN "Event" e ON e.id = c."eventId" JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
  ORDER BY c."dueAt", c."eventId"

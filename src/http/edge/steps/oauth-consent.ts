@@ -1,11 +1,11 @@
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
 import { isPermission, type Permission } from '../../../domain/access/permissions.ts';
-import { presentConnectedApp } from '../../../domain/apps/connected-apps.ts';
-import { recordEvent } from '../../../domain/events/event.service.ts';
+import { connectApp } from '../../../domain/apps/connected-apps.ts';
 import { CommonErrors } from '../../../domain/shared/common.errors.ts';
-import { newId } from '../../../domain/shared/ids.ts';
+import { forgetCachedPrincipals } from '../../../platform/api-keys.ts';
 import { csrfTokenOf, openSession, sessionTokenOf } from '../../../ops/sessions.ts';
+import { appOfClient } from '../../../oauth/adapter.ts';
 import { OAuthErrors } from '../../../oauth/oauth.errors.ts';
 import { accountOf, CONSENT_PATH, type OAuthServer } from '../../../oauth/provider.ts';
 import { OpsErrors } from '../../../ops/ops.errors.ts';
@@ -77,9 +77,8 @@ export function oauthConsentStep(deps: OAuthConsentDeps): EdgeStep {
     if (!interaction) throw OAuthErrors.authorizationExpired();
     // Only the browser that began the authorization may decide it: a link to another's consent page is refused.
     if (!deps.oauth.startedHere(ctx.request.header('cookie'), uid)) throw OAuthErrors.authorizationOtherBrowser();
-    const clientId = String(interaction.params.client_id ?? '');
-    const app = await deps.prisma.app.findUnique({ where: { clientId } });
-    if (!app || app.deletedAt) throw OAuthErrors.authorizationExpired();
+    const app = await appOfClient(deps.oauth.tenants, String(interaction.params.client_id ?? ''));
+    if (!app) throw OAuthErrors.authorizationExpired();
     const scopes = String(interaction.params.scope ?? '').split(' ').filter(isPermission);
     return { interaction, app, scopes };
   }
@@ -126,14 +125,28 @@ export function oauthConsentStep(deps: OAuthConsentDeps): EdgeStep {
     if (missing.length) throw OAuthErrors.scopeNotHeld(missing);
 
     const accountId = accountOf(principal.businessId, principal.livemode);
-    const grant = new provider.Grant({ accountId, clientId: app.clientId });
-    grant.addOIDCScope(scopes.join(' '));
-    const grantId = await grant.save();
     const tenant = { businessId: principal.businessId, livemode: principal.livemode };
-    await deps.tenantDb(tenant).$transaction(async (tx) => {
-      const row = await tx.connectedApp.create({ data: { id: newId('connectedApp'), ...tenant, appId: app.id, memberId: member.id, scopes, grantId } });
-      await recordEvent(tx, { ...tenant, requestId: ctx.requestId, idempotencyKey: null }, { type: 'app.authorized', object: presentConnectedApp(row, app.name) });
+    const connection = await connectApp(deps.tenantDb(tenant), { ...tenant, requestId: ctx.requestId, idempotencyKey: null }, {
+      app,
+      memberId: member.id,
+      scopes,
+      grant: {
+        // The library's grant of the connection, kept across approvals of the same app (as its
+        // own session grants are): this approval's scopes exactly, for a lifetime from now.
+        async saveGrant(existingGrantId) {
+          const grant = (existingGrantId ? await provider.Grant.find(existingGrantId) : undefined) ?? new provider.Grant({ accountId, clientId: app.clientId });
+          const fields = grant as unknown as { openid?: unknown; rejected?: unknown; exp?: number };
+          fields.openid = undefined;
+          fields.rejected = undefined;
+          fields.exp = undefined;
+          grant.addOIDCScope(scopes.join(' '));
+          return grant.save();
+        },
+      },
     });
+    // Tokens cached in this process take the new scopes at once (in others within 5 s).
+    forgetCachedPrincipals();
+    const grantId = connection.grantId;
     return finish({ login: { accountId }, consent: { grantId } });
   }
 
