@@ -23581,7 +23581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23590,7 +23590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24655,7 +24655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24664,7 +24664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24791,7 +24791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24800,7 +24800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24922,7 +24922,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24931,7 +24931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25062,7 +25062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25071,7 +25071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25202,7 +25202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
+            /** @description `api_key_environment_mismatch`, `invalid_api_key`, `invalid_client_secret`, `missing_api_key`, `session_required`, `token_expired`, `token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25211,7 +25211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
+            /** @description `browser_origin_not_allowed`, `csrf_token_invalid`, `origin_not_allowed`, `permission_denied`, `secret_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
