@@ -1,5 +1,6 @@
 // The database layer on both engines: migrations, the booking overlap rule, error
 // detection, and the lock that keeps two processes off one embedded data directory.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -196,6 +197,34 @@ describe('embedded database directory lock', () => {
     // The data survived, and reopening found nothing left to migrate.
     const rows = await again.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM _prisma_migrations`;
     expect(rows[0].n).toBeGreaterThan(0);
+  });
+
+  it("keeps its own lock when the template it starts from was made by another process's database on disk", async () => {
+    // A set of migrations new to the machine: another process's first fresh database on disk
+    // keeps the template, its dump holding that process's lock file.
+    const templates = await mkdtemp(path.join(os.tmpdir(), 'rental-db-templates-'));
+    try {
+      const made = `import { openDatabase } from './src/db/database.ts';
+        const db = await openDatabase({ dataDir: process.argv[1] }); await db.close();`;
+      execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', made, path.join(templates, 'first')], { env: { ...process.env, PGLITE_TEMPLATE_DIR: templates }, stdio: 'pipe' });
+      expect((await readdir(templates)).filter((f) => f.endsWith('.tar.gz'))).toHaveLength(1);
+
+      const before = process.env.PGLITE_TEMPLATE_DIR;
+      process.env.PGLITE_TEMPLATE_DIR = templates;
+      try {
+        const fresh = path.join(templates, 'second');
+        const db = await openDatabase({ dataDir: fresh });
+        opened.push(db);
+        expect(await readFile(path.join(fresh, '.lock'), 'utf8')).toBe(`${process.pid}\n`);
+        expect(await openDatabase({ dataDir: fresh }).catch((err: unknown) => err)).toBeInstanceOf(DatabaseLockedError);
+      } finally {
+        if (before === undefined) delete process.env.PGLITE_TEMPLATE_DIR;
+        else process.env.PGLITE_TEMPLATE_DIR = before;
+      }
+    } finally {
+      await Promise.all(opened.splice(0).map((db) => db.close()));
+      await rm(templates, { recursive: true, force: true });
+    }
   });
 
   it('takes over the lock of a process that died without closing', async () => {

@@ -210,6 +210,9 @@ export async function openPGlite(dataDir: string, template?: Blob | string | nul
     if (typeof template === 'string') await copyTemplateDirectory(template, dataDir);
     const loadDataDir = template instanceof Blob ? template : undefined;
     const pglite = await createPGlite(dataDir, loadDataDir);
+    // A dump made from a database on disk holds that process's lock file, which unpacking it
+    // wrote over ours: ours again, or a later open would take a dead process's lock for stale.
+    if (loadDataDir && !inMemory) await restoreLock(dataDir);
     return {
       pglite,
       close: once(async () => {
@@ -268,6 +271,11 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     heldLocks.delete(lockPath);
     removeIfOurs(lockPath, content);
   });
+}
+
+/** Write our pid into a lock we hold again (something wrote over the file). */
+async function restoreLock(dataDir: string): Promise<void> {
+  await writeFile(path.resolve(dataDir, '.lock'), `${process.pid}\n`);
 }
 
 function holderIsAlive(pid: number, lockPath: string): boolean {

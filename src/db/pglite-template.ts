@@ -109,7 +109,8 @@ export async function copyTemplateDirectory(from: string, to: string): Promise<v
   if (entries.some((e) => !e.isFile() && !e.isDirectory())) return cp(from, to, { recursive: true }); // links and the like: the careful way
   const relative = (e: (typeof entries)[number]) => path.relative(from, path.join(e.parentPath, e.name));
   for (const dir of entries.filter((e) => e.isDirectory()).map(relative).sort()) await mkdir(path.join(to, dir), { recursive: true });
-  const files = entries.filter((e) => e.isFile()).map(relative);
+  // Never the lock file of the process that made it: `to` holds ours.
+  const files = entries.filter((e) => e.isFile()).map(relative).filter((f) => f !== '.lock');
   let next = 0;
   const copier = async () => {
     while (next < files.length) {
