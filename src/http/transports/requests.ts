@@ -64,24 +64,50 @@ export function nodeRequestUrl(req: IncomingMessage): UrlParts | null {
 
 /** A Node request as the edge reads it (its URL from `nodeRequestUrl`). */
 export function nodeEdgeRequest(req: IncomingMessage, url: UrlParts): TransportRequest {
-  let searchParams: URLSearchParams | undefined;
-  return {
-    method: (req.method ?? 'GET').toUpperCase(),
-    pathname: url.pathname,
-    search: url.search,
-    get searchParams() {
-      return (searchParams ??= new URLSearchParams(url.search));
-    },
-    url: url.href,
-    origin: url.origin,
-    hostname: url.hostname,
-    header(name) {
-      const value = req.headers[name];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-    ...lazyBody(() => new NodeBody(req)),
-    remoteAddress: req.socket.remoteAddress ?? null,
-  };
+  return new NodeEdgeRequest(req, url);
+}
+
+/**
+ * One object per request, its methods shared (every request of the Node path makes one): the
+ * query's parameters and the body are made only if a step reads them.
+ */
+class NodeEdgeRequest implements TransportRequest {
+  readonly method: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly url: string;
+  readonly origin: string;
+  readonly hostname: string;
+  readonly remoteAddress: string | null;
+  private params: URLSearchParams | undefined = undefined;
+  private body: NodeBody | undefined = undefined;
+
+  constructor(private readonly req: IncomingMessage, url: UrlParts) {
+    this.method = (req.method ?? 'GET').toUpperCase();
+    this.pathname = url.pathname;
+    this.search = url.search;
+    this.url = url.href;
+    this.origin = url.origin;
+    this.hostname = url.hostname;
+    this.remoteAddress = req.socket.remoteAddress ?? null;
+  }
+
+  get searchParams(): URLSearchParams {
+    return (this.params ??= new URLSearchParams(this.search));
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  bytes(limit: number): Promise<Buffer> {
+    return (this.body ??= new NodeBody(this.req)).bytes(limit);
+  }
+
+  bodyAbandoned(): boolean {
+    return this.body?.abandoned === true;
+  }
 }
 
 /** A Fetch API request as the edge reads it; `remoteAddress` is the Node socket's when yoga's Node adapter made it. */
