@@ -38,9 +38,10 @@ export async function startScriptRuntime(): Promise<{ env: Record<string, string
 /**
  * Start a server script of bench/ in a child node (tsx loader) on `databaseUrl`, without Redis;
  * resolves once it prints READY <port>. With `cpuProfDir`, one CPU profile per thread is written
- * under <cpuProfDir>/<label>/.
+ * under <cpuProfDir>/<label>/. With `root`, the script of another checkout of the project (the
+ * commit before a change, say: node_modules installed), bundled and run there.
  */
-export async function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
+export async function startServer(label: string, script: string, databaseUrl: string, options: { cpuProfDir?: string; env?: Record<string, string>; root?: string } = {}): Promise<ChildServer> {
   // Both sides run with `npm start`'s environment and node flags, so the ratio compares code.
   const runtime = await startScriptRuntime();
   // The access log (a JSON line per request, src/log.ts) would print every request of a run:
@@ -48,7 +49,8 @@ export async function startServer(label: string, script: string, databaseUrl: st
   const env: NodeJS.ProcessEnv = { LOG_LEVEL: 'warn', ...process.env, ...runtime.env, ...options.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ENV: 'production' };
   delete env.REDIS_URL;
   const nodeArgs = [...runtime.nodeArgs, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir, label)}`] : [])];
-  return startChildServer(await bundled(path.join(benchDir, script)), env, nodeArgs);
+  const checkout = options.root ?? root;
+  return startChildServer(await bundled(path.join(checkout, 'bench', script)), env, nodeArgs, checkout);
 }
 
 /**
@@ -58,15 +60,15 @@ export async function startServer(label: string, script: string, databaseUrl: st
 export async function bundled(script: string): Promise<string> {
   const name = path.basename(script, '.ts');
   // Split as scripts/build.mjs splits: a module imported lazily stays out of the start-up.
-  await build({ entryPoints: { [name]: script }, outdir: path.join(benchDir, '.build'), outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', bundle: true, platform: 'node', format: 'esm', target: 'node24', packages: 'external', sourcemap: true, sourcesContent: false, logLevel: 'warning' });
-  return path.join(benchDir, '.build', `${name}.mjs`);
+  await build({ entryPoints: { [name]: script }, outdir: path.join(path.dirname(script), '.build'), outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'chunks/[name]-[hash]', bundle: true, platform: 'node', format: 'esm', target: 'node24', packages: 'external', sourcemap: true, sourcesContent: false, logLevel: 'warning' });
+  return path.join(path.dirname(script), '.build', `${name}.mjs`);
 }
 
 /** Start a script in a child node (TypeScript through the tsx loader); resolves once it prints "READY <port>". */
-export function startChildServer(script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ChildServer> {
+export function startChildServer(script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], cwd = root): Promise<ChildServer> {
   const label = path.basename(script);
   const loader = script.endsWith('.mjs') ? [] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...loader, ...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...loader, ...nodeArgs, script], { cwd, env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => { children.delete(child); resolve(); }));
   const stop = async () => {
@@ -162,6 +164,8 @@ export interface LoadRun {
   connections: number;
   cpuProfDir?: string;
   env?: Record<string, string>;
+  /** Another checkout of the project whose `script` runs instead of this one's (BENCH_COMPARE_DIR). */
+  root?: string;
   /** Checks the server answers right before it is timed (throws if not). */
   probe(baseUrl: string): Promise<void>;
   /** The load: autocannon's options for this server. */
@@ -177,7 +181,7 @@ export interface LoadRun {
 export async function measureLoad(run: LoadRun): Promise<LoadFigures> {
   const xactsBefore = await committedTransactions(run.databaseUrl);
   const sentBefore = run.sent?.() ?? 0;
-  const server = await startServer(run.label, run.script, run.databaseUrl, { cpuProfDir: run.cpuProfDir, env: run.env });
+  const server = await startServer(run.label, run.script, run.databaseUrl, { cpuProfDir: run.cpuProfDir, env: run.env, root: run.root });
   let figures: Omit<LoadFigures, 'xactsPerRequest'>;
   let requests = 0;
   try {
@@ -198,16 +202,22 @@ export async function measureLoad(run: LoadRun): Promise<LoadFigures> {
   return { ...figures, xactsPerRequest: xacts / requests };
 }
 
-/** Rounds alternate which side goes first; the figures of each side are averaged. */
-export async function compareLoad(
+/**
+ * Rounds alternate the order of the sides (the first round in the order given, the next
+ * reversed); the figures of each side are averaged, and each side other than the baseline is
+ * compared with it. `sides` defaults to the baseline and the project; a bench may add another
+ * (the project of another checkout, BENCH_COMPARE_DIR).
+ */
+export async function compareLoad<S extends string = 'project' | 'baseline'>(
   title: string,
   rounds: number,
-  runOf: (side: 'project' | 'baseline') => LoadRun,
-): Promise<Record<'project' | 'baseline', LoadFigures & { bad: number }>> {
-  const results: Record<'project' | 'baseline', LoadFigures[]> = { project: [], baseline: [] };
+  runOf: (side: S) => LoadRun,
+  sides: readonly S[] = ['baseline', 'project'] as unknown as S[],
+): Promise<Record<S, LoadFigures & { bad: number }>> {
+  const results = Object.fromEntries(sides.map((side) => [side, [] as LoadFigures[]])) as Record<S, LoadFigures[]>;
   console.log(title);
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? (['baseline', 'project'] as const) : (['project', 'baseline'] as const);
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
       const f = await measureLoad(runOf(side));
       results[side].push(f);
@@ -229,16 +239,23 @@ export async function compareLoad(
     xactsPerRequest: mean(fs.map((f) => f.xactsPerRequest)),
     bad: fs.reduce((a, f) => a + f.non2xx + f.errors + f.timeouts, 0),
   });
-  const p = summary(results.project);
-  const b = summary(results.baseline);
+  const figures = Object.fromEntries(sides.map((side) => [side, summary(results[side])])) as Record<S, LoadFigures & { bad: number }>;
+  const width = Math.max(...sides.map((side) => side.length));
   console.log('');
-  for (const [side, f] of [['project ', p], ['baseline', b]] as const) {
-    console.log(`${side}: ${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, ${f.cpuUsPerRequest.toFixed(0)} µs CPU/request`);
+  for (const side of sides) {
+    const f = figures[side];
+    console.log(`${side.padEnd(width)}: ${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, ${f.cpuUsPerRequest.toFixed(0)} µs CPU/request`);
   }
-  console.log(`ratio project/baseline: throughput ${(p.rps / b.rps).toFixed(3)}, p50 latency ${(p.p50 / b.p50).toFixed(2)}x, p99 latency ${(p.p99 / b.p99).toFixed(2)}x, CPU per request ${(p.cpuUsPerRequest / b.cpuUsPerRequest).toFixed(2)}x`);
-  if (p.bad || b.bad) {
-    console.error(`bench: failed responses during the runs (project ${p.bad}, baseline ${b.bad})`);
+  const b = figures['baseline' as S];
+  for (const side of sides) {
+    if (side === 'baseline' || !b) continue;
+    const p = figures[side];
+    console.log(`ratio ${side}/baseline: throughput ${(p.rps / b.rps).toFixed(3)}, p50 latency ${(p.p50 / b.p50).toFixed(2)}x, p99 latency ${(p.p99 / b.p99).toFixed(2)}x, CPU per request ${(p.cpuUsPerRequest / b.cpuUsPerRequest).toFixed(2)}x`);
+  }
+  const bad = sides.filter((side) => figures[side].bad > 0);
+  if (bad.length) {
+    console.error(`bench: failed responses during the runs (${bad.map((side) => `${side} ${figures[side].bad}`).join(', ')})`);
     process.exitCode = 1;
   }
-  return { project: p, baseline: b };
+  return figures;
 }

@@ -12,7 +12,11 @@
 //      children run with --cpu-prof and write their profiles to <dir>/project, <dir>/baseline),
 //      TEST_POSTGRES_URL (server to create the throwaway database on), DATABASE_POOL_SIZE,
 //      BENCH_PIPELINE (1: the project is also measured with every request through yoga's
-//      pipeline instead of the Node server's own path, both running the same edge steps).
+//      pipeline instead of the Node server's own path, both running the same edge steps),
+//      BENCH_COMPARE_DIR (another checkout of the project, node_modules installed, e.g. the
+//      commit before a change: its server is measured too, as a third side alternated with
+//      the other two, and compared with the same baseline).
+import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { newId } from '../src/domain/shared/ids.ts';
@@ -25,11 +29,13 @@ const SECONDS = envInt('BENCH_SECONDS', 10);
 const WARMUP = envInt('BENCH_WARMUP_SECONDS', 2);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10);
 const ROUNDS = envInt('BENCH_ROUNDS', 1);
-const SCRIPTS = { project: 'serve-app.ts', baseline: 'serve-bare.ts' } as const;
+const SCRIPTS = { project: 'serve-app.ts', baseline: 'serve-bare.ts', compare: 'serve-app.ts' } as const;
+const COMPARE = process.env.BENCH_COMPARE_DIR ? path.resolve(process.env.BENCH_COMPARE_DIR) : undefined;
+type Side = keyof typeof SCRIPTS;
 
 runBench(async () => {
   const database = await createTestPostgresDatabase();
-  const disarm = watchdog('bench', (ROUNDS * 2 * (SECONDS + WARMUP + 30) + 120) * 1000, () => database.drop());
+  const disarm = watchdog('bench', (ROUNDS * (COMPARE ? 3 : 2) * (SECONDS + WARMUP + 30) + 120) * 1000, () => database.drop());
   try {
     // Seed: migrations (openDatabase applies them), a business with its keys, one vehicle.
     const db = await openDatabase({ databaseUrl: database.url });
@@ -67,9 +73,10 @@ runBench(async () => {
 
     const headers = { authorization: `Bearer ${key}` };
     const shapes: Partial<Record<keyof typeof SCRIPTS, string[]>> = {};
-    const runOf = (side: 'project' | 'baseline') => ({
+    const runOf = (side: Side) => ({
       label: side,
       script: SCRIPTS[side],
+      root: side === 'compare' ? COMPARE : undefined,
       databaseUrl: database.url,
       seconds: SECONDS,
       warmupSeconds: WARMUP,
@@ -86,10 +93,11 @@ runBench(async () => {
       },
       load: (baseUrl: string) => ({ url: `${baseUrl}/v1/vehicles/${vehicleId}`, headers }),
     });
-    const { project: p, baseline: b } = await compareLoad(
-      `bench: GET /v1/vehicles/:id, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, ${ROUNDS} round(s), pool ${process.env.DATABASE_POOL_SIZE ?? 20}`,
+    const { project: p, baseline: b } = await compareLoad<Side>(
+      `bench: GET /v1/vehicles/:id, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, ${ROUNDS} round(s), pool ${process.env.DATABASE_POOL_SIZE ?? 20}${COMPARE ? `; compare: ${COMPARE}` : ''}`,
       ROUNDS,
       runOf,
+      COMPARE ? ['baseline', 'project', 'compare'] : ['baseline', 'project'],
     );
     const extra = (shapes.project ?? []).filter((k) => !(shapes.baseline ?? []).includes(k));
     const missing = (shapes.baseline ?? []).filter((k) => !(shapes.project ?? []).includes(k));
@@ -97,7 +105,7 @@ runBench(async () => {
 
     if (process.env.BENCH_PIPELINE === '1') {
       // The same project, every request through App.handle: what the Node server's own path saves.
-      const { project: viaPipeline, baseline: again } = await compareLoad(
+      const { project: viaPipeline, baseline: again } = await compareLoad<'project' | 'baseline'>(
         `bench: the same, the project through yoga's pipeline (App.handle)`,
         ROUNDS,
         (side) => ({ ...runOf(side), env: { ...runOf(side).env, ...(side === 'project' ? { BENCH_VIA_PIPELINE: '1' } : {}) } }),

@@ -26,8 +26,8 @@ export interface CompiledRoute {
   schema: GraphQLSchema;
   /** The document as graphql-jit's function, compiled at the route's first request. */
   query?: CompiledQuery['query'];
-  /** The field's arguments a query string may carry, by REST name (made at the first request). */
-  queryArgs?: Map<string, GraphQLArgument>;
+  /** Where the field's arguments come from (made at the first request). */
+  sources?: ArgumentSources;
 }
 
 function compiledQuery(c: CompiledRoute): CompiledQuery['query'] {
@@ -83,22 +83,40 @@ function pathParam(name: string, raw: string): string {
   return value;
 }
 
-/** Gather the field's arguments from path, query string and body, in their GraphQL names and types. */
-function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, query: URLSearchParams, body: unknown): Record<string, unknown> {
+/** What a route's arguments come from, worked out at its first request. */
+interface ArgumentSources {
+  /** The field's arguments a query string may carry, by REST name. */
+  byRestName: Map<string, GraphQLArgument>;
+  /** The arguments the path or the body gives. */
+  given: { arg: GraphQLArgument; source: `path.${string}` | 'body' }[];
+  /** Whether an argument comes from the body. */
+  takesBody: boolean;
+}
+
+function argumentSources(c: CompiledRoute & { route: JsonRoute }): ArgumentSources {
+  if (c.sources) return c.sources;
   const field = c.field!;
   const sources = c.route.args ?? {};
-  const byRestName = (c.queryArgs ??= new Map(field.args.filter((a) => !sources[a.name] && !RELAY_ONLY.has(a.name)).map((a) => [restParamName(a.name), a] as const)));
+  return (c.sources = {
+    byRestName: new Map(field.args.filter((a) => !sources[a.name] && !RELAY_ONLY.has(a.name)).map((a) => [restParamName(a.name), a] as const)),
+    given: Object.entries(sources).map(([name, source]) => ({ arg: field.args.find((a) => a.name === name)!, source })),
+    takesBody: Object.values(sources).includes('body'),
+  });
+}
+
+/** Gather the field's arguments from path, query string and body, in their GraphQL names and types. */
+function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, query: URLSearchParams | null, body: unknown): Record<string, unknown> {
+  const field = c.field!;
+  const { byRestName, given, takesBody } = argumentSources(c);
   const variables: Record<string, unknown> = {};
   // A route without a body argument takes no body parameters: a key sent anyway is a typo.
-  if (!Object.values(sources).includes('body') && body !== null && typeof body === 'object') {
-    const [first] = Object.keys(body);
-    if (first !== undefined) throw CommonErrors.parameterUnknown(first);
+  if (!takesBody && body !== null && typeof body === 'object') {
+    for (const first in body) throw CommonErrors.parameterUnknown(first);
   }
-  for (const [name, source] of Object.entries(sources)) {
-    const arg = field.args.find((a) => a.name === name)!;
-    variables[name] = source === 'body' ? fromRest(body, arg.type) : pathParam(source.slice('path.'.length), params[source.slice('path.'.length)]);
+  for (const { arg, source } of given) {
+    variables[arg.name] = source === 'body' ? fromRest(body, arg.type) : pathParam(source.slice('path.'.length), params[source.slice('path.'.length)]);
   }
-  for (const [key, raw] of query) {
+  if (query !== null) for (const [key, raw] of query) {
     // A browser booking's credential, read by the edge (src/http/edge/steps/principal.ts), not an argument.
     if (key === CLIENT_SECRET_PARAM) continue;
     const arg = byRestName.get(key);
@@ -114,7 +132,7 @@ function variablesFor(c: CompiledRoute & { route: JsonRoute }, params: Record<st
   // Coerce here, with paths, so a bad input is a 422 naming its REST param.
   for (const arg of field.args) {
     coerceInputValue(variables[arg.name], arg.type, (path, _invalid, error) => {
-      throw coercionError(arg.name, sources[arg.name] === 'body', path, error);
+      throw coercionError(arg.name, given.some((g) => g.arg === arg && g.source === 'body'), path, error);
     });
   }
   return variables;
@@ -142,7 +160,8 @@ export type ContextOf = (edge: EdgeContext) => GraphQLContext;
  */
 async function answerJson(contextOf: ContextOf, c: CompiledRoute & { route: JsonRoute }, params: Record<string, string>, ctx: EdgeContext): Promise<EdgeAnswer> {
   const { request } = ctx;
-  const variableValues = variablesFor(c, params, request.searchParams, c.route.method === 'GET' ? {} : (ctx.input ?? {}));
+  // The query string is parsed only when there is one (request.searchParams makes it).
+  const variableValues = variablesFor(c, params, request.search === '' ? null : request.searchParams, c.route.method === 'GET' ? {} : (ctx.input ?? {}));
   const query = compiledQuery(c);
   const result = await query(undefined, contextOf(ctx), variableValues);
   if (result.errors?.length) {
@@ -176,23 +195,35 @@ function answerHandler(contextOf: ContextOf, route: HandlerRoute, params: Record
  * after /v1 is that literal or a parameter. Spares every request a pass over the whole table.
  */
 function candidatesBySegments(compiled: CompiledRoute[]): (pathname: string) => CompiledRoute[] {
-  const segmentsOf = (path: string) => path.split('/');
-  const keyOf = (segments: string[]) => `${segments.length}|${segments[2] ?? ''}`;
+  // A path's number of segments and its segment after /v1 (`/v1/vehicles/x` → 4, `vehicles`),
+  // read without splitting the path: every request looks its candidates up.
+  const shapeOf = (path: string) => {
+    let count = 1;
+    let second = -1;
+    let third = -1;
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) {
+      count++;
+      if (count === 3) second = i + 1;
+      else if (count === 4) third = i;
+    }
+    return { count, second: second < 0 ? '' : path.slice(second, third < 0 ? path.length : third) };
+  };
+  const keyOf = (shape: { count: number; second: string }) => `${shape.count}|${shape.second}`;
   const literal = new Map<string, CompiledRoute[]>();
   const anyAtTwo = new Map<number, CompiledRoute[]>();
   for (const c of compiled) {
-    const segments = segmentsOf(c.route.path);
-    if (segments[2]?.startsWith('{')) anyAtTwo.set(segments.length, [...(anyAtTwo.get(segments.length) ?? []), c]);
-    else literal.set(keyOf(segments), [...(literal.get(keyOf(segments)) ?? []), c]);
+    const shape = shapeOf(c.route.path);
+    if (shape.second.startsWith('{')) anyAtTwo.set(shape.count, [...(anyAtTwo.get(shape.count) ?? []), c]);
+    else literal.set(keyOf(shape), [...(literal.get(keyOf(shape)) ?? []), c]);
   }
   const merged = new Map<string, CompiledRoute[]>();
   const order = new Map(compiled.map((c, i) => [c, i]));
   return (pathname) => {
-    const segments = segmentsOf(pathname);
-    const key = keyOf(segments);
+    const shape = shapeOf(pathname);
+    const key = keyOf(shape);
     let list = merged.get(key);
     if (!list) {
-      list = [...(literal.get(key) ?? []), ...(anyAtTwo.get(segments.length) ?? [])].sort((a, b) => order.get(a)! - order.get(b)!);
+      list = [...(literal.get(key) ?? []), ...(anyAtTwo.get(shape.count) ?? [])].sort((a, b) => order.get(a)! - order.get(b)!);
       // Keys of paths no route has are not kept: an unknown path cannot grow the map.
       if (list.length > 0) merged.set(key, list);
     }
@@ -212,7 +243,8 @@ export function routeLookup(compiled: CompiledRoute[], contextOf: ContextOf): Ro
         allowed.push(c.route.method);
         continue;
       }
-      const params = Object.fromEntries(c.pathParams.map((name, i) => [name, m[i + 1]]));
+      const params: Record<string, string> = {};
+      for (let i = 0; i < c.pathParams.length; i++) params[c.pathParams[i]] = m[i + 1];
       const route: MatchedRoute = {
         method,
         path: c.route.path,

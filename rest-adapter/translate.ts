@@ -49,19 +49,32 @@ function restShape(type: GraphQLObjectType): RestShape {
 }
 
 /**
- * The GraphQL selection set of a REST object (`__typename` names its `object`: entities
- * always, and whatever a route answers at the top, such as `pickup_readiness`).
+ * The GraphQL selection set of a REST object, each field under its REST name (an alias where
+ * the names differ, `dailyRateCents` as `daily_rate_cents`), so that the result is already the
+ * REST object, keys in the REST order, and `toRest` has only `object` left to set: it is selected
+ * first as `object: __typename` (entities always, and whatever a route answers at the top, such
+ * as `pickup_readiness`), or as the type's own `object` field when it has one.
  */
 export function selectionOf(type: GraphQLObjectType, top = false): string {
-  const parts = top || isEntity(type) ? ['__typename'] : [];
-  for (const field of restFields(type)) {
-    const named = getNamedType(field.type);
-    parts.push(isObjectType(named) ? `${field.name} { ${selectionOf(named)} }` : field.name);
-  }
+  const { fields } = restShape(type);
+  const own = fields.find((f) => f.restName === 'object');
+  const parts = own ? [aliased(own)] : top || isEntity(type) ? ['object: __typename'] : [];
+  for (const field of fields) if (field !== own) parts.push(aliased(field));
   return parts.join(' ');
 }
 
-/** A GraphQL result → the REST object: snake_case keys, `object` from the type name. JSON values are left as they are. */
+function aliased(field: RestShape['fields'][number]): string {
+  const named = getNamedType(field.type);
+  const selected = isObjectType(named) ? `${field.name} { ${selectionOf(named)} }` : field.name;
+  return field.restName === field.name ? selected : `${field.restName}: ${selected}`;
+}
+
+/**
+ * A result of `selectionOf`'s selection → the REST object. Its keys are the REST names already;
+ * what is left is `object`, which GraphQL answers with the type's name (`Vehicle` → `vehicle`),
+ * at every level that has it. Done in place: the result is made for this answer only. JSON
+ * values are left as they are.
+ */
 export function toRest(value: unknown, type: GraphQLOutputType): unknown {
   return converterOf(type)(value);
 }
@@ -76,27 +89,26 @@ function converterOf(type: GraphQLOutputType): Convert {
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
     let items: Convert | undefined;
-    const item = (v: unknown) => (items ??= converterOf(nullable.ofType))(v);
-    convert = (value) => (value === null || value === undefined ? null : (value as unknown[]).map(item));
-  } else if (isObjectType(nullable)) {
-    const shape = restShape(nullable);
-    // Fields' converters are looked up on first use: a type may contain itself.
-    // (A scalar's value is kept as it is: no call for it.)
-    let fields: { name: string; restName: string; convert: Convert | null }[] | undefined;
     convert = (value) => {
       if (value === null || value === undefined) return null;
-      fields ??= shape.fields.map((f) => {
-        const of = converterOf(f.type);
-        return { name: f.name, restName: f.restName, convert: of === asIs ? null : of };
-      });
-      const source = value as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      if (typeof source.__typename === 'string') out.object = source.__typename === nullable.name ? shape.object : snake(source.__typename).replace(/^_/, '');
-      for (const field of fields) {
-        if (!(field.name in source)) continue;
-        const v = source[field.name];
-        out[field.restName] = field.convert === null ? (v ?? null) : field.convert(v);
-      }
+      items ??= converterOf(nullable.ofType);
+      if (items === asIs) return value;
+      const list = value as unknown[];
+      for (let i = 0; i < list.length; i++) list[i] = items(list[i]);
+      return list;
+    };
+  } else if (isObjectType(nullable)) {
+    const shape = restShape(nullable);
+    // A type's own `object` field is its REST `object` (selectionOf): nothing to name.
+    const named = !shape.fields.some((f) => f.restName === 'object');
+    // The fields whose values hold objects, looked up on first use: a type may contain itself.
+    let nested: { restName: string; convert: Convert }[] | undefined;
+    convert = (value) => {
+      if (value === null || value === undefined) return null;
+      const out = value as Record<string, unknown>;
+      if (named && typeof out.object === 'string') out.object = out.object === nullable.name ? shape.object : snake(out.object).replace(/^_/, '');
+      nested ??= shape.fields.flatMap((f) => (isObjectType(getNamedType(f.type)) ? [{ restName: f.restName, convert: converterOf(f.type) }] : []));
+      for (const field of nested) if (field.restName in out) out[field.restName] = field.convert(out[field.restName]);
       return out;
     };
   } else convert = asIs;

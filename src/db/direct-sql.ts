@@ -139,6 +139,8 @@ export function directSql(execute: SqlExecutor, transactions?: TransactionExecut
 /** Each read's text by model, columns and selection; a selection is the client's choice, so the cache is bounded. */
 const readTexts = new Map<string, string>();
 const READ_TEXTS_MAX = 1_000;
+/** Each model's last read by id: a run of the same read (a hot path's) finds its text at once. */
+const lastReads = new Map<string, { columns: readonly string[]; only: readonly string[] | undefined; text: string }>();
 
 function compileReadById(model: string, args: Record<string, unknown>): DirectStatement | null {
   const fields = FIELD_BY_NAME.get(model)!;
@@ -168,6 +170,11 @@ function compileReadById(model: string, args: Record<string, unknown>): DirectSt
     columns.push(key);
     values.push(value);
   }
+  // The same read as the model's last (the same columns and selection): its text, without a key made.
+  const last = lastReads.get(model);
+  if (last !== undefined && sameNames(last.columns, columns) && (last.only === undefined ? only === undefined : only !== undefined && sameNames(last.only, only))) {
+    return { text: last.text, values, answer: 'row or null' };
+  }
   const key = `${model}|${columns.join(',')}|${only?.join(',') ?? '*'}`;
   let text = readTexts.get(key);
   if (!text) {
@@ -177,8 +184,11 @@ function compileReadById(model: string, args: Record<string, unknown>): DirectSt
     if (readTexts.size >= READ_TEXTS_MAX) readTexts.clear();
     readTexts.set(key, text);
   }
+  lastReads.set(model, { columns, only, text });
   return { text, values, answer: 'row or null' };
 }
+
+const sameNames = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name, i) => name === b[i]);
 
 /**
  * True when `rows` hold only valid values of `model`'s own columns, every required column

@@ -106,6 +106,8 @@ export type Yoga = YogaServerInstance<YogaServerContext, GraphQLContext>;
 export function operationContext(deps: EdgeDeps, edge: EdgeContext, principal: Principal): GraphQLContext {
   const request = edge.request;
   const tenant = { businessId: principal.businessId, livemode: principal.livemode };
+  // Links point back to the scheme, host and port the caller reached, unless PUBLIC_URL says otherwise.
+  const publicUrl = () => deps.files.publicUrl ?? request.origin;
   return {
     domain: { db: deps.tenantDb(tenant), tenant, principal, requestId: edge.requestId, idempotencyKey: edge.idempotencyKey, idempotent: edge.idempotent ?? null, config: deps.config,
       processor: principal.livemode ? deps.processors.live : deps.processors.test,
@@ -114,11 +116,10 @@ export function operationContext(deps: EdgeDeps, edge: EdgeContext, principal: P
       now: principal.clockOffsetMs ? () => new Date(deps.now().getTime() + principal.clockOffsetMs) : deps.now,
       onClockChanged: forgetCachedPrincipals,
       onAccessChanged: forgetCachedPrincipals,
-      // Links point back to the scheme, host and port the caller reached, unless PUBLIC_URL says otherwise.
-      publicUrl: () => deps.files.publicUrl ?? request.origin,
-      files: fileAccess(deps.files.storage, deps.files.signer, () => deps.files.publicUrl ?? request.origin, tenant),
-      signingLinks: signingLinks(deps.signingLinkSigner, () => deps.files.publicUrl ?? request.origin),
-      browserBooking: browserBookingLinks(deps.browserBookingSecrets, tenant, () => deps.files.publicUrl ?? request.origin),
+      publicUrl,
+      files: fileAccess(deps.files.storage, deps.files.signer, publicUrl, tenant),
+      signingLinks: signingLinks(deps.signingLinkSigner, publicUrl),
+      browserBooking: browserBookingLinks(deps.browserBookingSecrets, tenant, publicUrl),
       identity: principal.livemode ? deps.identityProviders.live : deps.identityProviders.test },
     pubsub: deps.pubsub,
   };

@@ -81,17 +81,20 @@ export function forgetAlongWithKeys(forget: () => void): void {
   otherCaches.push(forget);
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header (undefined when it has none). */
+export function bearerToken(authorization: string | null | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+}
+
 /**
  * Resolve the `Authorization: Bearer <key>` header to the caller. Missing or malformed:
  * `missing_api_key`; unknown or revoked: `invalid_api_key` (both 401). A key seen in the
  * last few seconds answers at once, without a promise.
  */
-export function authenticate(db: KeyStore, authorization: string | null | undefined): Principal | Promise<Principal> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match) {
+export function authenticate(db: KeyStore, authorization: string | null | undefined, key = bearerToken(authorization)): Principal | Promise<Principal> {
+  if (key === undefined) {
     throw AccessErrors.missingApiKey('No valid API key provided. Send it as "Authorization: Bearer svc_test_sk_...".');
   }
-  const key = match[1];
   if (!KEY_PATTERN.test(key)) {
     throw AccessErrors.missingApiKey('The Authorization header does not hold an API key of the form svc_{live|test}_{pk|sk}_....');
   }

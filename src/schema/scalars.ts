@@ -1,6 +1,7 @@
 import { GraphQLError, Kind } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { builder } from '../builder.ts';
+import { isoTime } from './iso-time.ts';
 
 /**
  * DateTime inputs stay strings here: the operation's declaration parses them (one strict
@@ -18,7 +19,7 @@ function asString(value: unknown): string {
 
 builder.scalarType('DateTime', {
   description: 'ISO 8601 timestamp with a UTC offset; always answered in UTC (Z).',
-  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  serialize: (value) => (value instanceof Date ? isoTime(value) : String(value)),
   parseValue: asString,
   parseLiteral: (ast) => asString(ast.kind === Kind.STRING ? ast.value : undefined),
 });

@@ -27,6 +27,28 @@ const DOT_SEGMENT = /\/(?:\.|%2e)(?:\.|%2e)?(?:[/?]|$)/i;
 const PLAIN_HOST = /^(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z-][A-Za-z0-9-]*\.?|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::(\d{1,5}))?$/;
 const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443' };
 
+/**
+ * A Host the parser keeps as written but for case, as its origin and host name; null when it is
+ * another (the parser reads it). Each host read once per scheme: a service is reached under a
+ * handful of names, and a client's made-up ones only refill a bounded map.
+ */
+function plainHost(scheme: 'http' | 'https', host: string): { origin: string; hostname: string } | null {
+  const known = plainHosts[scheme];
+  let plain = known.get(host);
+  if (plain === undefined) {
+    const m = PLAIN_HOST.exec(host);
+    plain = null;
+    if (m && (m[1] === undefined || (Number(m[1]) <= 65_535 && m[1] !== DEFAULT_PORT[scheme] && !m[1].startsWith('0')))) {
+      const lower = host.toLowerCase();
+      plain = { origin: `${scheme}://${lower}`, hostname: m[1] === undefined ? lower : lower.slice(0, lower.length - m[1].length - 1) };
+    }
+    if (known.size >= 100) known.clear();
+    known.set(host, plain);
+  }
+  return plain;
+}
+const plainHosts = { http: new Map<string, { origin: string; hostname: string } | null>(), https: new Map<string, { origin: string; hostname: string } | null>() };
+
 /** The parts of a URL a request's steps read. */
 export interface UrlParts {
   pathname: string;
@@ -45,14 +67,11 @@ export function nodeRequestUrl(req: IncomingMessage): UrlParts | null {
   const scheme = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
   const target = req.url ?? '/';
   const host = req.headers.host ?? '';
-  const m = PLAIN_HOST.exec(host);
-  if (m && PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target) && (m[1] === undefined || (Number(m[1]) <= 65_535 && m[1] !== DEFAULT_PORT[scheme] && !m[1].startsWith('0')))) {
-    const lower = host.toLowerCase();
+  const plain = plainHost(scheme, host);
+  if (plain !== null && PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) {
     const q = target.indexOf('?');
-    const hostname = m[1] === undefined ? lower : lower.slice(0, lower.length - m[1].length - 1);
-    const origin = `${scheme}://${lower}`;
     const search = q < 0 || q === target.length - 1 ? '' : target.slice(q);
-    return { pathname: q < 0 ? target : target.slice(0, q), search, href: origin + target, origin, hostname };
+    return { pathname: q < 0 ? target : target.slice(0, q), search, href: plain.origin + target, origin: plain.origin, hostname: plain.hostname };
   }
   try {
     const url = new URL(`${scheme}://${host}${target}`);
@@ -64,24 +83,50 @@ export function nodeRequestUrl(req: IncomingMessage): UrlParts | null {
 
 /** A Node request as the edge reads it (its URL from `nodeRequestUrl`). */
 export function nodeEdgeRequest(req: IncomingMessage, url: UrlParts): TransportRequest {
-  let searchParams: URLSearchParams | undefined;
-  return {
-    method: (req.method ?? 'GET').toUpperCase(),
-    pathname: url.pathname,
-    search: url.search,
-    get searchParams() {
-      return (searchParams ??= new URLSearchParams(url.search));
-    },
-    url: url.href,
-    origin: url.origin,
-    hostname: url.hostname,
-    header(name) {
-      const value = req.headers[name];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-    ...lazyBody(() => new NodeBody(req)),
-    remoteAddress: req.socket.remoteAddress ?? null,
-  };
+  return new NodeEdgeRequest(req, url);
+}
+
+/**
+ * One object per request, its methods shared (every request of the Node path makes one): the
+ * query's parameters and the body are made only if a step reads them.
+ */
+class NodeEdgeRequest implements TransportRequest {
+  readonly method: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly url: string;
+  readonly origin: string;
+  readonly hostname: string;
+  readonly remoteAddress: string | null;
+  private params: URLSearchParams | undefined = undefined;
+  private body: NodeBody | undefined = undefined;
+
+  constructor(private readonly req: IncomingMessage, url: UrlParts) {
+    this.method = (req.method ?? 'GET').toUpperCase();
+    this.pathname = url.pathname;
+    this.search = url.search;
+    this.url = url.href;
+    this.origin = url.origin;
+    this.hostname = url.hostname;
+    this.remoteAddress = req.socket.remoteAddress ?? null;
+  }
+
+  get searchParams(): URLSearchParams {
+    return (this.params ??= new URLSearchParams(this.search));
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  bytes(limit: number): Promise<Buffer> {
+    return (this.body ??= new NodeBody(this.req)).bytes(limit);
+  }
+
+  bodyAbandoned(): boolean {
+    return this.body?.abandoned === true;
+  }
 }
 
 /** A Fetch API request as the edge reads it; `remoteAddress` is the Node socket's when yoga's Node adapter made it. */

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
-import { authenticate } from '../../../platform/api-keys.ts';
+import { authenticate, bearerToken } from '../../../platform/api-keys.ts';
 import { AccessErrors } from '../../../domain/access/access.errors.ts';
 import { assertKeyEnvironment, type Principal } from '../../../domain/access/permissions.ts';
 import { CLIENT_SECRET_HEADER, CLIENT_SECRET_PARAM, type BrowserBookingSecrets } from '../../../domain/bookings/browser-booking.ts';
@@ -35,9 +35,9 @@ export function principalStep(deps: PrincipalDeps): EdgeStep {
       if (ctx.kind === 'graphiql') return; // the page itself; its operations need a key
       if (ctx.principal) return; // an ops screen session (ops-session)
       const authorization = ctx.request.header('authorization');
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+      const bearer = bearerToken(authorization);
       // An OAuth app's access token, or an API key.
-      const caller = deps.oauth && bearer && ACCESS_TOKEN_PATTERN.test(bearer) ? appTokenPrincipal(deps.prisma, deps.oauth, bearer) : authenticate(deps.prisma, authorization);
+      const caller = deps.oauth && bearer && ACCESS_TOKEN_PATTERN.test(bearer) ? appTokenPrincipal(deps.prisma, deps.oauth, bearer) : authenticate(deps.prisma, authorization, bearer);
       return whenReady(caller, (principal) => {
         assertKeyEnvironment(principal, deps.hostEnvironment(ctx.request.hostname));
         ctx.principal = principal.keyKind === 'publishable' ? browserCaller(deps, ctx, principal) : principal;
