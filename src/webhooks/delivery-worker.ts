@@ -304,6 +304,12 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
   const busy = new Set<string>();
   /** Per endpoint, messages queued or awaiting their answer. */
   const held = new Map<string, number>();
+  /**
+   * Endpoints that may have more due than the last claim took: it stopped at their limit, or
+   * left them out as full. Room at one of them wants a claim at once, not at the next poll:
+   * otherwise an endpoint with a backlog got `perEndpoint` messages a poll (5 a second).
+   */
+  const backlogged = new Set<string>();
   /** Claimed here and not recorded yet, by id. */
   const mine = new Set<string>();
   /** Delivered, waiting for the next batch to be recorded. */
@@ -324,8 +330,10 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
     const holding: Holding = { messageIds: [...mine], endpointIds: [], counts: [] };
     const full: string[] = [];
     for (const [endpointId, n] of held) {
-      if (n >= perEndpoint) full.push(endpointId);
-      else {
+      if (n >= perEndpoint) {
+        full.push(endpointId);
+        backlogged.add(endpointId);
+      } else {
         holding.endpointIds.push(endpointId);
         holding.counts.push(n);
       }
@@ -337,6 +345,17 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
             queue.push(m);
             mine.add(m.id);
             held.set(m.endpointId, (held.get(m.endpointId) ?? 0) + 1);
+          }
+          // Measured against what was held when the claim was made: answers meanwhile do not count.
+          const took = new Map<string, number>();
+          for (const m of claimed) took.set(m.endpointId, (took.get(m.endpointId) ?? 0) + 1);
+          const heldBefore = new Map(holding.endpointIds.map((id, i) => [id, holding.counts[i]]));
+          // Every endpoint the claim could take from: all but those it left out as full.
+          const leftOut = new Set(full);
+          const looked = new Set([...heldBefore.keys(), ...took.keys(), ...[...backlogged].filter((id) => !leftOut.has(id))]);
+          for (const endpointId of looked) {
+            if ((heldBefore.get(endpointId) ?? 0) + (took.get(endpointId) ?? 0) >= perEndpoint) backlogged.add(endpointId);
+            else backlogged.delete(endpointId); // it took all that was due there
           }
           if (claimed.length === limit) wanted = true; // there may be more
         },
@@ -404,8 +423,8 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
       const n = held.get(message.endpointId)!;
       if (n <= 1) held.delete(message.endpointId);
       else held.set(message.endpointId, n - 1);
-      // Room again at an endpoint a claim had to leave out: it may have more due.
-      if (n >= perEndpoint) wanted = true;
+      // Room again at an endpoint a claim had to stop at: it may have more due.
+      if (backlogged.has(message.endpointId)) wanted = true;
       record(message, outcome);
       signal();
     });
