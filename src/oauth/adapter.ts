@@ -1,4 +1,4 @@
-import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { OwnerLookup } from '../db/owner-lookup.ts';
 import type { TenantDbFactory } from '../db/tenant-db.ts';
@@ -111,7 +111,10 @@ export function prismaAdapter(prisma: PrismaClient, tenants: OAuthTenants): new 
       // Atomic: of two uses of one code (or refresh token) at once, only one consumes it; the
       // other is refused as the library refuses a used one it has read (invalid_grant).
       const { count } = await prisma.oAuthStore.updateMany({ where: { kind: this.name, id, consumedAt: null }, data: { consumedAt: new Date() } });
-      if (count !== 1) throw new errors.InvalidGrant(`${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
+      if (count === 1) return;
+      // Imported here: the library is loaded on the first OAuth request, never at start-up (src/oauth/provider.ts).
+      const { errors } = await import('oidc-provider');
+      throw new errors.InvalidGrant(`${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
     }
 
     async destroy(id: string): Promise<void> {
