@@ -203,12 +203,24 @@ describe('every list read, outbox claim and retention delete is served by an ind
   it('the retention deletes, and the sweep of spent idempotency keys', async () => {
     const limit = 1_000;
     const month = new Date(now.getTime() - 30 * DAY);
+    // Where the previous batch stopped: the index is searched from there, not from its oldest entry.
+    const from = new Date(now.getTime() - 200 * DAY);
+    /** The statement's index scan of `table` starts at `column` >= the previous batch's end. */
+    const startsFrom = async (what: string, s: Statement, table: string, column: string) => {
+      const planned = await plan(s);
+      const scan = planned.find((n) => n['Relation Name'] === table && n['Index Name']?.startsWith(`${table}_`));
+      expect(scan?.['Index Cond'] ?? '', what).toMatch(new RegExp(`"${column}" >= `));
+    };
     for (const state of ['delivered', 'failed']) {
-      await expectIndexed(`retention of ${state} messages`, [named(deleteExpiredWebhookMessages, { before: month, limit, state })], 'WebhookMessage');
-      await expectIndexed(`retention of ${state} messages`, [named(deleteExpiredWebhookMessages, { before: month, limit, state })], 'WebhookDelivery');
+      const statement = named(deleteExpiredWebhookMessages, { before: month, limit, state, from });
+      await expectIndexed(`retention of ${state} messages`, [statement], 'WebhookMessage');
+      await expectIndexed(`retention of ${state} messages`, [statement], 'WebhookDelivery');
+      await startsFrom(`retention of ${state} messages`, statement, 'WebhookMessage', 'nextAttemptAt');
     }
-    await expectIndexed('retention of events', [named(deleteExpiredEvents, { before: month, limit, after: new Date(0), afterId: '' })], 'Event');
-    await expectIndexed('retention of audit records', [named(deleteExpiredAuditRecords, { before: new Date(now.getTime() - 365 * DAY), limit })], 'AuditLog');
+    await expectIndexed('retention of events', [named(deleteExpiredEvents, { before: month, limit, after: from, afterId: '' })], 'Event');
+    const audit = named(deleteExpiredAuditRecords, { before: new Date(now.getTime() - 365 * DAY), limit, from: new Date(now.getTime() - 400 * DAY) });
+    await expectIndexed('retention of audit records', [audit], 'AuditLog');
+    await startsFrom('retention of audit records', audit, 'AuditLog', 'createdAt');
     // Captured as sent (the sweep deletes nothing with a cut-off before every key), explained with the real cut-off.
     const [sweep] = (await caught(() => sweepIdempotencyRecords(t.db.prisma, new Date(0)))).filter((s) => s.text.includes('IdempotencyRecord'));
     await expectIndexed('idempotency sweep', [{ text: sweep.text, values: [now, ...sweep.values.slice(1)] }], 'IdempotencyRecord');

@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { platformSql } from '../src/db/sql/named-sql.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy } from '../src/jobs/retention-policy.ts';
-import { runRetentionPass } from '../src/jobs/retention.ts';
+import { newRetentionCursor, runRetentionPass } from '../src/jobs/retention.ts';
 import { createBusiness } from '../src/platform/businesses.ts';
 import { ENGINES, startTestApp, type TestApp } from './support/app.ts';
 import { createTestPostgresDatabase } from './support/postgres.ts';
@@ -155,6 +155,24 @@ describe.each(ENGINES)('retention on %s', (engine) => {
     expect(await pass({ batchSize: 10, maxBatches: 100, auditDays: 0 })).toMatchObject({ events: 25 });
     expect((await remaining(db, scope)).events).toEqual([]);
   });
+
+  it("a process's passes go on from where the last batch stopped, and start from the oldest again once caught up", async () => {
+    scope = await freshScope();
+    const records = [];
+    for (let age = 409; age >= 400; age--) records.push(await makeAudit(db, scope, now, age));
+    const cursor = newRetentionCursor();
+    const auditOnly = { batchSize: 3, maxBatches: 1, eventDays: 0, webhookDeliveryDays: 0 };
+    const next = async () => (await runRetentionPass(platformSql(db), { ...POLICY, ...auditOnly }, now, cursor)).auditRecords;
+    expect(await next()).toBe(3); // 409, 408 and 407 days old
+    expect(cursor.auditRecords).toEqual(records[2].createdAt);
+    // A record behind the cursor, as one another process held while this one passed it.
+    const passedOver = await makeAudit(db, scope, now, 500);
+    expect([await next(), await next()]).toEqual([3, 3]);
+    expect((await remaining(db, scope)).audit).toEqual([passedOver.id, records[9].id].sort());
+    expect(await next()).toBe(1); // the last one: a short batch, caught up
+    expect(await next()).toBe(1); // from the oldest again
+    expect((await remaining(db, scope)).audit).toEqual([]);
+  });
 });
 
 describe('retention on PostgreSQL, beside other transactions and processes', () => {
@@ -196,6 +214,8 @@ describe('retention on PostgreSQL, beside other transactions and processes', () 
     const businessId = (await createBusiness(db.prisma, { name: 'Locked Rentals' })).business_id;
     await oldEvents(businessId, 30, 40);
     const audit = await Promise.all(Array.from({ length: 5 }, () => makeAudit(db, { businessId, livemode: false }, new Date(), 400)));
+    // One process's passes, each going on from where the one before stopped.
+    const cursor = newRetentionCursor();
     const holder = new pg.Client({ connectionString: pgDb.url });
     await holder.connect();
     try {
@@ -204,7 +224,7 @@ describe('retention on PostgreSQL, beside other transactions and processes', () 
       const held = await holder.query<{ id: string }>(`SELECT id FROM "WebhookMessage" WHERE "businessId" = $1 ORDER BY id LIMIT 7 FOR UPDATE`, [businessId]);
       await holder.query(`SELECT id FROM "AuditLog" WHERE id = ANY($1) FOR UPDATE`, [audit.slice(0, 2).map((a) => a.id)]);
       const started = Date.now();
-      const counts = await runRetentionPass(platformSql(db), { ...POLICY, batchSize: 4 }, new Date());
+      const counts = await runRetentionPass(platformSql(db), { ...POLICY, batchSize: 4 }, new Date(), cursor);
       // Not blocked until the holder ends (it never ends while the pass runs).
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(counts).toMatchObject({ webhookMessages: 23, webhookDeliveries: 23, events: 23, auditRecords: 3 });
@@ -214,7 +234,7 @@ describe('retention on PostgreSQL, beside other transactions and processes', () 
     } finally {
       await holder.end();
     }
-    expect(await runRetentionPass(platformSql(db), POLICY, new Date())).toMatchObject({ webhookMessages: 7, events: 7, auditRecords: 2 });
+    expect(await runRetentionPass(platformSql(db), POLICY, new Date(), cursor)).toMatchObject({ webhookMessages: 7, events: 7, auditRecords: 2 });
     expect(await db.prisma.event.count({ where: { businessId } })).toBe(0);
   });
 

@@ -8,7 +8,7 @@ import type { MessageChannels } from '../domain/messages/message-channels.ts';
 import type { PaymentProcessor } from '../domain/payments/processor.ts';
 import { lostCalls, sweepProcessorCalls } from '../domain/payments/sweep-processor-calls.ts';
 import { log } from '../log.ts';
-import { sweepRetention } from './retention.ts';
+import { newRetentionCursor, sweepRetention } from './retention.ts';
 import { sweepExpiredOAuthRows } from '../oauth/adapter.ts';
 import type { RetentionPolicy } from './retention-policy.ts';
 
@@ -115,7 +115,9 @@ export function startMaintenance(deps: MoneySweepDeps & {
   every(deps.holdSweepMs, 'money sweep', () => sweepLostProcessorCalls(deps));
   every(deps.idempotencySweepMs, 'idempotency sweep', () => sweepIdempotencyRecords(deps.prisma, deps.now()));
   every(deps.idempotencySweepMs, 'oauth sweep', () => sweepExpiredOAuthRows(deps.prisma, deps.now()));
-  every(deps.retention?.sweepMs ?? 0, 'retention', () => sweepRetention(deps.prisma, deps.retention!, deps.now()));
+  // Each pass goes on from where this process's last one stopped.
+  const retentionCursor = newRetentionCursor();
+  every(deps.retention?.sweepMs ?? 0, 'retention', () => sweepRetention(deps.prisma, deps.retention!, deps.now(), retentionCursor));
 
   return {
     stop() {

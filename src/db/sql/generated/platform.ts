@@ -81,19 +81,22 @@ export interface DeleteExpiredAuditRecordsParams {
   before: Date;
   /** Records to delete at most (one batch) */
   limit: number;
+  /** Where the previous batch stopped (the epoch at first) */
+  from: Date;
 }
 
 /** A row of platform/delete-expired-audit-records.sql. */
 export interface DeleteExpiredAuditRecordsRow {
   "deleted": number;
+  "last": Date | null;
 }
 
 export const deleteExpiredAuditRecords = platformStatement<DeleteExpiredAuditRecordsParams, DeleteExpiredAuditRecordsRow>({
   name: "deleteExpiredAuditRecords",
   file: "platform/delete-expired-audit-records.sql",
-  params: ["before","limit"],
-  columns: { "deleted": 'number' },
-  text: "-- Retention of audit records: up to `limit` records created before `before`, oldest first along\n-- the \"createdAt\" index. FOR UPDATE SKIP LOCKED: passes of several processes take different\n-- records and never wait for each other.\n-- @param {DateTime} $1:before Records created before this time go\n-- @param {Int} $2:limit Records to delete at most (one batch)\n-- @notNull deleted\nWITH doomed AS (\n  SELECT id FROM \"AuditLog\" WHERE \"createdAt\" < $1 ORDER BY \"createdAt\" LIMIT $2::int FOR UPDATE SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"AuditLog\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT count(*)::int AS deleted FROM deleted",
+  params: ["before","limit","from"],
+  columns: { "deleted": 'number', "last": 'Date?' },
+  text: "-- Retention of audit records: up to `limit` records created before `before` and not before\n-- `from` (where the previous batch stopped), oldest first along the \"createdAt\" index. Going\n-- on from there, a batch never walks over the index entries of the records earlier batches\n-- deleted, which stay in the index until VACUUM removes them (hundreds of thousands while a\n-- year's backlog goes). FOR UPDATE SKIP LOCKED: passes of several processes take different\n-- records and never wait for each other. The locked rows are deleted where they are (their\n-- ctid, which cannot change while the lock is held), not looked up again by id.\n-- @param {DateTime} $1:before Records created before this time go\n-- @param {Int} $2:limit Records to delete at most (one batch)\n-- @param {DateTime} $3:from Where the previous batch stopped (the epoch at first)\n-- @notNull deleted\nWITH doomed AS (\n  SELECT ctid, \"createdAt\" FROM \"AuditLog\" WHERE \"createdAt\" < $1 AND \"createdAt\" >= $3 ORDER BY \"createdAt\" LIMIT $2::int FOR UPDATE SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"AuditLog\" WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1\n)\nSELECT (SELECT count(*) FROM deleted)::int AS deleted, (SELECT max(\"createdAt\") FROM doomed) AS last",
 });
 
 /** Parameters of platform/delete-expired-events.sql. */
@@ -121,7 +124,7 @@ export const deleteExpiredEvents = platformStatement<DeleteExpiredEventsParams, 
   file: "platform/delete-expired-events.sql",
   params: ["before","limit","after","afterId"],
   columns: { "deleted": 'number', "read": 'number', "lastPublishedAt": 'Date?', "lastId": 'string?' },
-  text: "-- Retention of events: of the next `limit` events published before `before` after the one the\n-- previous batch stopped at (oldest first, along the (\"publishedAt\", id) index the relay's claim\n-- uses too; the relay publishes up to 200 events at one instant, so the id tells them apart),\n-- those created before `before` that no webhook message refers to any more (every delivery of the event finished and was\n-- itself deleted), so an event the relay has yet to publish or a webhook has yet to deliver\n-- stays. Each batch reads at most `limit` events, deletable or not, and tells how far it read:\n-- the next batch goes on from there, so events kept by a delivery are passed over once a pass,\n-- not read again by every batch. FOR UPDATE SKIP LOCKED: passes of several processes never\n-- delete an event twice nor wait for each other.\n-- @param {DateTime} $1:before Events created and published before this time go\n-- @param {Int} $2:limit Events to read at most (one batch)\n-- @param {DateTime} $3:after When the event the previous batch stopped at was published (the epoch at first)\n-- @param {String} $4:afterId That event's id ('' at first)\n-- @notNull deleted read\nWITH batch AS (\n  SELECT id, \"createdAt\", \"publishedAt\" FROM \"Event\"\n   WHERE \"publishedAt\" < $1 AND (\"publishedAt\", id) > ($3, $4)\n   ORDER BY \"publishedAt\", id\n   LIMIT $2::int\n), doomed AS (\n  SELECT e.id FROM \"Event\" e\n   WHERE e.id IN (SELECT id FROM batch WHERE \"createdAt\" < $1)\n     AND NOT EXISTS (SELECT 1 FROM \"WebhookMessage\" m WHERE m.\"eventId\" = e.id)\n   FOR UPDATE OF e SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"Event\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT (SELECT count(*) FROM deleted)::int AS deleted, (SELECT count(*) FROM batch)::int AS read,\n       (SELECT \"publishedAt\" FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastPublishedAt\",\n       (SELECT id FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastId\"",
+  text: "-- Retention of events: of the next `limit` events published before `before` after the one the\n-- previous batch stopped at (oldest first, along the (\"publishedAt\", id) index the relay's claim\n-- uses too; the relay publishes up to 200 events at one instant, so the id tells them apart),\n-- those created before `before` that no webhook message refers to any more (every delivery of the event finished and was\n-- itself deleted), so an event the relay has yet to publish or a webhook has yet to deliver\n-- stays. Each batch reads at most `limit` events, deletable or not, and tells how far it read:\n-- the next batch goes on from there, so events kept by a delivery are passed over once a pass,\n-- not read again by every batch. FOR UPDATE SKIP LOCKED: passes of several processes never\n-- delete an event twice nor wait for each other. Rows are found again where the batch read them\n-- (their ctid; a row changed since is left for a later batch) and deleted where they were\n-- locked, not looked up by id.\n-- @param {DateTime} $1:before Events created and published before this time go\n-- @param {Int} $2:limit Events to read at most (one batch)\n-- @param {DateTime} $3:after When the event the previous batch stopped at was published (the epoch at first)\n-- @param {String} $4:afterId That event's id ('' at first)\n-- @notNull deleted read\nWITH batch AS (\n  SELECT ctid, id, \"createdAt\", \"publishedAt\" FROM \"Event\"\n   WHERE \"publishedAt\" < $1 AND (\"publishedAt\", id) > ($3, $4)\n   ORDER BY \"publishedAt\", id\n   LIMIT $2::int\n), doomed AS (\n  SELECT e.ctid FROM \"Event\" e\n   WHERE e.ctid = ANY(ARRAY(SELECT ctid FROM batch WHERE \"createdAt\" < $1))\n     AND NOT EXISTS (SELECT 1 FROM \"WebhookMessage\" m WHERE m.\"eventId\" = e.id)\n   FOR UPDATE OF e SKIP LOCKED\n), deleted AS (\n  DELETE FROM \"Event\" WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1\n)\nSELECT (SELECT count(*) FROM deleted)::int AS deleted, (SELECT count(*) FROM batch)::int AS read,\n       (SELECT \"publishedAt\" FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastPublishedAt\",\n       (SELECT id FROM batch ORDER BY \"publishedAt\" DESC, id DESC LIMIT 1) AS \"lastId\"",
 });
 
 /** Parameters of platform/delete-expired-webhook-messages.sql. */
@@ -132,20 +135,23 @@ export interface DeleteExpiredWebhookMessagesParams {
   limit: number;
   /** delivered or failed */
   state: 'failed' | 'delivered' | 'pending';
+  /** Where the previous batch stopped (the epoch at first) */
+  from: Date;
 }
 
 /** A row of platform/delete-expired-webhook-messages.sql. */
 export interface DeleteExpiredWebhookMessagesRow {
   "messages": number;
   "attempts": number;
+  "last": Date | null;
 }
 
 export const deleteExpiredWebhookMessages = platformStatement<DeleteExpiredWebhookMessagesParams, DeleteExpiredWebhookMessagesRow>({
   name: "deleteExpiredWebhookMessages",
   file: "platform/delete-expired-webhook-messages.sql",
-  params: ["before","limit","state"],
-  columns: { "messages": 'number', "attempts": 'number' },
-  text: "-- Retention of webhook deliveries: up to `limit` messages in `state` (delivered or failed) that\n-- finished before `before`, each with its delivery attempts; a pending message (still being\n-- delivered) is never taken. Oldest first along the claim's (\"state\", \"nextAttemptAt\") index,\n-- which for a finished message holds the time it finished. FOR UPDATE SKIP LOCKED: passes of\n-- several processes take different messages and never wait for each other, nor for a worker\n-- or a retry by hand holding one. One statement, so a batch holds its locks only while it runs.\n-- @param {DateTime} $1:before Messages finished before this time go\n-- @param {Int} $2:limit Messages to delete at most (one batch)\n-- @param {String} $3:state delivered or failed\n-- @notNull messages attempts\nWITH doomed AS (\n  SELECT id FROM \"WebhookMessage\"\n   WHERE state = $3::\"WebhookMessageState\" AND state <> 'pending' AND \"nextAttemptAt\" < $1\n   ORDER BY \"nextAttemptAt\"\n   LIMIT $2::int\n   FOR UPDATE SKIP LOCKED\n), attempts AS (\n  DELETE FROM \"WebhookDelivery\" WHERE \"messageId\" IN (SELECT id FROM doomed) RETURNING 1\n), messages AS (\n  DELETE FROM \"WebhookMessage\" WHERE id IN (SELECT id FROM doomed) RETURNING 1\n)\nSELECT (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM attempts)::int AS attempts",
+  params: ["before","limit","state","from"],
+  columns: { "messages": 'number', "attempts": 'number', "last": 'Date?' },
+  text: "-- Retention of webhook deliveries: up to `limit` messages in `state` (delivered or failed) that\n-- finished before `before` and not before `from` (where the previous batch stopped), each with\n-- its delivery attempts; a pending message (still being delivered) is never taken. Oldest\n-- first along the claim's (\"state\", \"nextAttemptAt\") index, which for a finished message holds\n-- the time it finished. Going on from where the previous batch stopped, a batch never walks\n-- over the index entries of the messages earlier batches deleted (they stay until VACUUM).\n-- FOR UPDATE SKIP LOCKED: passes of several processes take different messages and never wait\n-- for each other, nor for a worker or a retry by hand holding one. One statement, so a batch\n-- holds its locks only while it runs. The locked messages are deleted where they are (their\n-- ctid, which cannot change while the lock is held), not looked up again by id.\n-- @param {DateTime} $1:before Messages finished before this time go\n-- @param {Int} $2:limit Messages to delete at most (one batch)\n-- @param {String} $3:state delivered or failed\n-- @param {DateTime} $4:from Where the previous batch stopped (the epoch at first)\n-- @notNull messages attempts\nWITH doomed AS (\n  SELECT ctid, id, \"nextAttemptAt\" FROM \"WebhookMessage\"\n   WHERE state = $3::\"WebhookMessageState\" AND state <> 'pending' AND \"nextAttemptAt\" < $1 AND \"nextAttemptAt\" >= $4\n   ORDER BY \"nextAttemptAt\"\n   LIMIT $2::int\n   FOR UPDATE SKIP LOCKED\n), attempts AS (\n  DELETE FROM \"WebhookDelivery\" WHERE \"messageId\" IN (SELECT id FROM doomed) RETURNING 1\n), messages AS (\n  DELETE FROM \"WebhookMessage\" WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1\n)\nSELECT (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM attempts)::int AS attempts,\n       (SELECT max(\"nextAttemptAt\") FROM doomed) AS last",
 });
 
 /** Parameters of platform/queue-event-messages.sql. */

@@ -6,24 +6,26 @@
 -- stays. Each batch reads at most `limit` events, deletable or not, and tells how far it read:
 -- the next batch goes on from there, so events kept by a delivery are passed over once a pass,
 -- not read again by every batch. FOR UPDATE SKIP LOCKED: passes of several processes never
--- delete an event twice nor wait for each other.
+-- delete an event twice nor wait for each other. Rows are found again where the batch read them
+-- (their ctid; a row changed since is left for a later batch) and deleted where they were
+-- locked, not looked up by id.
 -- @param {DateTime} $1:before Events created and published before this time go
 -- @param {Int} $2:limit Events to read at most (one batch)
 -- @param {DateTime} $3:after When the event the previous batch stopped at was published (the epoch at first)
 -- @param {String} $4:afterId That event's id ('' at first)
 -- @notNull deleted read
 WITH batch AS (
-  SELECT id, "createdAt", "publishedAt" FROM "Event"
+  SELECT ctid, id, "createdAt", "publishedAt" FROM "Event"
    WHERE "publishedAt" < $1 AND ("publishedAt", id) > ($3, $4)
    ORDER BY "publishedAt", id
    LIMIT $2::int
 ), doomed AS (
-  SELECT e.id FROM "Event" e
-   WHERE e.id IN (SELECT id FROM batch WHERE "createdAt" < $1)
+  SELECT e.ctid FROM "Event" e
+   WHERE e.ctid = ANY(ARRAY(SELECT ctid FROM batch WHERE "createdAt" < $1))
      AND NOT EXISTS (SELECT 1 FROM "WebhookMessage" m WHERE m."eventId" = e.id)
    FOR UPDATE OF e SKIP LOCKED
 ), deleted AS (
-  DELETE FROM "Event" WHERE id IN (SELECT id FROM doomed) RETURNING 1
+  DELETE FROM "Event" WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1
 )
 SELECT (SELECT count(*) FROM deleted)::int AS deleted, (SELECT count(*) FROM batch)::int AS read,
        (SELECT "publishedAt" FROM batch ORDER BY "publishedAt" DESC, id DESC LIMIT 1) AS "lastPublishedAt",
