@@ -67,9 +67,9 @@ const PLATFORM_PARAMS: Record<keyof typeof platformStatements, object> = {
   claimEvents: {},
   claimWebhookMessages: { now: new Date(Date.now() + 1_000), heldMessageIds: [], fullEndpointIds: [], lookAhead: 100, heldEndpointIds: [], heldCounts: [], perEndpoint: 5, limit: 25, leaseUntil: new Date(Date.now() + 60_000) },
   // Retention with a cut-off before every row: the count row alone, nothing deleted.
-  deleteExpiredAuditRecords: { before: new Date(0), limit: 10 },
+  deleteExpiredAuditRecords: { before: new Date(0), limit: 10, from: new Date(0) },
   deleteExpiredEvents: { before: new Date(0), limit: 10, after: new Date(0), afterId: '' },
-  deleteExpiredWebhookMessages: { before: new Date(0), limit: 10, state: 'delivered' },
+  deleteExpiredWebhookMessages: { before: new Date(0), limit: 10, state: 'delivered', from: new Date(0) },
   // An event of no one's: the count row alone, nothing queued.
   queueEventMessages: { eventId: 'evt_none', businessId: 'biz_none', livemode: false, onlyEndpointId: null, appScopes: ['bookings:read'], appId: null, idPrefix: 'whm_none' },
 };
