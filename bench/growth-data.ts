@@ -45,6 +45,61 @@ const TABLES = ['Vehicle', 'Customer', 'Booking', 'Event', 'WebhookMessage', 'We
 
 const BIG_TABLES = ['Event', 'WebhookMessage', 'WebhookDelivery', 'AuditLog'];
 
+/** A business's id in the statements: the tenant's for business 0. */
+const biz = (b: string) => `CASE WHEN ${b} = 0 THEN $1::text ELSE 'biz_' || lpad((${b})::text, 22, '0') END`;
+/** The creation time of booking number x (fractional: its events and records sit between). */
+const at = (x: string) => `$2::timestamptz - $7::int * interval '1 day' + (${x}) * ($7::int * interval '1 day' / $6::int)`;
+/** `sql` with $1 to $7 (the tenant, now, businesses, vehicles, customers, bookings, days) written in. */
+const fill = (sql: string, p: string[]) => sql.replace(/\$(\d)/g, (_, d: string) => p[Number(d) - 1]);
+
+/** $1 to $7 of the statements. */
+function statementParams(tenantBusinessId: string, size: PlatformSize, now: Date): string[] {
+  return [`'${tenantBusinessId.replace(/'/g, "''")}'`, `'${now.toISOString()}'`, ...[size.businesses, size.vehiclesPerBusiness, size.customersPerBusiness, size.bookings, size.days].map((x) => String(Math.trunc(x)))];
+}
+
+/**
+ * The statements filling the four big tables: the events of every booking, their webhook
+ * messages and delivery attempts, and the audit records. `tag` goes into every id (after the
+ * prefix): '' for the generated platform; another tag adds the same rows again as new ones.
+ */
+function bigTableInserts(tag: string) {
+  tag = `'${tag.replace(/[^a-z0-9]/g, '')}'`;
+  const events = `INSERT INTO "Event" (id, "businessId", livemode, type, "bookingId", data, "requestId", "publishedAt", "createdAt")
+    SELECT 'evt_' || ${tag} || lpad(n::text, 22, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false,
+           (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}],
+           'bk_' || lpad((n / ${EVENTS_PER_BOOKING})::text, 23, '0'),
+           payload.data,
+           'req_' || lpad(n::text, 22, '0'), t, t
+      FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e,
+           -- One payload for all (a short booking's), made once: building one a row costs minutes at ten million.
+           (SELECT jsonb_build_object('object', jsonb_build_object('id', 'bk_' || lpad('0', 23, '0'), 'object', 'booking', 'livemode', false, 'state', 'booked',
+              'vehicle_id', 'veh_' || lpad('0', 22, '0'), 'customer_id', 'cus_' || lpad('0', 22, '0'), 'start_at', '2026-01-02T10:00:00.000Z', 'end_at', '2026-01-05T10:00:00.000Z',
+              'total_cents', 18000, 'currency', 'usd', 'metadata', '{}'::jsonb)) AS data) payload`;
+  const messages = `INSERT INTO "WebhookMessage" (id, "businessId", livemode, "endpointId", "eventId", "eventType", state, attempts, "nextAttemptAt", "createdAt", "updatedAt")
+    SELECT 'whm_' || ${tag} || lpad(n::text, 22, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false, 'we_' || lpad(((n / ${EVENTS_PER_BOOKING}) % $3::int)::text, 23, '0'),
+           'evt_' || ${tag} || lpad(n::text, 22, '0'), (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}],
+           'delivered', CASE WHEN n % 100 = 0 THEN 2 ELSE 1 END, t + CASE WHEN n % 100 = 0 THEN interval '5 seconds' ELSE interval '0.2 seconds' END, t,
+           t + CASE WHEN n % 100 = 0 THEN interval '5 seconds' ELSE interval '0.2 seconds' END
+      FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e`;
+  // Attempt a of message n is number 2n + a - 1 (ids in the order they were made).
+  const deliveries = `INSERT INTO "WebhookDelivery" (id, "businessId", livemode, "messageId", "endpointId", "eventId", "eventType", url, attempt, "responseStatus", "durationMs", "nextRetryAt", "createdAt")
+    SELECT 'wd_' || ${tag} || lpad((2 * n + a - 1)::text, 23, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false, 'whm_' || ${tag} || lpad(n::text, 22, '0'),
+           'we_' || lpad(((n / ${EVENTS_PER_BOOKING}) % $3::int)::text, 23, '0'), 'evt_' || ${tag} || lpad(n::text, 22, '0'),
+           (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}], 'https://example.com/hooks/' || ((n / ${EVENTS_PER_BOOKING}) % $3::int),
+           a, CASE WHEN n % 100 = 0 AND a = 1 THEN 500 ELSE 200 END, 40 + n % 60,
+           CASE WHEN n % 100 = 0 AND a = 1 THEN t + interval '5 seconds' END, t + (a - 1) * interval '5 seconds' + interval '0.1 seconds'
+      FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e,
+           LATERAL generate_series(1, CASE WHEN n % 100 = 0 THEN 2 ELSE 1 END) AS a`;
+  const audit = `INSERT INTO "AuditLog" (id, "businessId", livemode, "requestId", method, path, operation, status, "bookingId", objects, "createdAt")
+    SELECT 'aud_' || ${tag} || lpad(n::text, 22, '0'), ${biz('(n / ' + AUDIT_PER_BOOKING + ') % $3::int')}, false, 'req_' || lpad(n::text, 22, '0'), 'POST',
+           '/v1/bookings/bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0') || (ARRAY['','/checkout','/deposit','/agreement/send','/identity-verification','/insurance','/pickup/mileage','/pickup/complete','/return/submit','/return/complete'])[1 + n % ${AUDIT_PER_BOOKING}],
+           (ARRAY['createBooking','createCheckout','secureDeposit','sendAgreement','startIdentityVerification','submitInsurance','recordMileageOut','completePickup','submitReturn','completeReturn'])[1 + n % ${AUDIT_PER_BOOKING}],
+           CASE WHEN n % ${AUDIT_PER_BOOKING} = 0 THEN 201 ELSE 200 END, 'bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0'), ARRAY['bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0')],
+           ${at(`n::float8 / ${AUDIT_PER_BOOKING}`)}
+      FROM generate_series(0, $6::int * ${AUDIT_PER_BOOKING} - 1) AS n`;
+  return { events, messages, deliveries, audit };
+}
+
 /**
  * Fill `databaseUrl` (migrated, `tenantBusinessId` created) with `size`. Secondary indexes and
  * the exclusion constraint of the loaded tables are dropped during the load and rebuilt
@@ -100,11 +155,8 @@ export async function seedPlatform(
     // $6 bookings, $7 days. Booking j: business j % B, i = j / B its number in the business.
     // The values are written into the statements (numbers, a time and a generated id), so that
     // each statement may use only some of them.
-    const p = [`'${tenantBusinessId.replace(/'/g, "''")}'`, `'${now.toISOString()}'`, ...[size.businesses, size.vehiclesPerBusiness, size.customersPerBusiness, size.bookings, size.days].map((x) => String(Math.trunc(x)))];
-    const biz = (b: string) => `CASE WHEN ${b} = 0 THEN $1::text ELSE 'biz_' || lpad((${b})::text, 22, '0') END`;
-    // The creation time of booking number x (fractional: its events and records sit between).
-    const at = (x: string) => `$2::timestamptz - $7::int * interval '1 day' + (${x}) * ($7::int * interval '1 day' / $6::int)`;
-    const run = (client: pg.Client, sql: string) => client.query(sql.replace(/\$(\d)/g, (_, d: string) => p[Number(d) - 1]));
+    const p = statementParams(tenantBusinessId, size, now);
+    const run = (client: pg.Client, sql: string) => client.query(fill(sql, p));
 
     await run(a, `INSERT INTO "Business" (id, name, "createdAt")
       SELECT ${biz('b')}, 'Business ' || b, $2::timestamptz - $7::int * interval '1 day' - interval '30 days'
@@ -148,39 +200,7 @@ export async function seedPlatform(
         ) s`));
 
     // The four big tables, two at a time.
-    const events = `INSERT INTO "Event" (id, "businessId", livemode, type, "bookingId", data, "requestId", "publishedAt", "createdAt")
-      SELECT 'evt_' || lpad(n::text, 22, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false,
-             (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}],
-             'bk_' || lpad((n / ${EVENTS_PER_BOOKING})::text, 23, '0'),
-             payload.data,
-             'req_' || lpad(n::text, 22, '0'), t, t
-        FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e,
-             -- One payload for all (a short booking's), made once: building one a row costs minutes at ten million.
-             (SELECT jsonb_build_object('object', jsonb_build_object('id', 'bk_' || lpad('0', 23, '0'), 'object', 'booking', 'livemode', false, 'state', 'booked',
-                'vehicle_id', 'veh_' || lpad('0', 22, '0'), 'customer_id', 'cus_' || lpad('0', 22, '0'), 'start_at', '2026-01-02T10:00:00.000Z', 'end_at', '2026-01-05T10:00:00.000Z',
-                'total_cents', 18000, 'currency', 'usd', 'metadata', '{}'::jsonb)) AS data) payload`;
-    const messages = `INSERT INTO "WebhookMessage" (id, "businessId", livemode, "endpointId", "eventId", "eventType", state, attempts, "nextAttemptAt", "createdAt", "updatedAt")
-      SELECT 'whm_' || lpad(n::text, 22, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false, 'we_' || lpad(((n / ${EVENTS_PER_BOOKING}) % $3::int)::text, 23, '0'),
-             'evt_' || lpad(n::text, 22, '0'), (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}],
-             'delivered', CASE WHEN n % 100 = 0 THEN 2 ELSE 1 END, t + CASE WHEN n % 100 = 0 THEN interval '5 seconds' ELSE interval '0.2 seconds' END, t,
-             t + CASE WHEN n % 100 = 0 THEN interval '5 seconds' ELSE interval '0.2 seconds' END
-        FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e`;
-    // Attempt a of message n is number 2n + a - 1 (ids in the order they were made).
-    const deliveries = `INSERT INTO "WebhookDelivery" (id, "businessId", livemode, "messageId", "endpointId", "eventId", "eventType", url, attempt, "responseStatus", "durationMs", "nextRetryAt", "createdAt")
-      SELECT 'wd_' || lpad((2 * n + a - 1)::text, 23, '0'), ${biz('(n / ' + EVENTS_PER_BOOKING + ') % $3::int')}, false, 'whm_' || lpad(n::text, 22, '0'),
-             'we_' || lpad(((n / ${EVENTS_PER_BOOKING}) % $3::int)::text, 23, '0'), 'evt_' || lpad(n::text, 22, '0'),
-             (ARRAY[${EVENT_TYPES.map((t) => `'${t}'`).join(',')}])[1 + n % ${EVENTS_PER_BOOKING}], 'https://example.com/hooks/' || ((n / ${EVENTS_PER_BOOKING}) % $3::int),
-             a, CASE WHEN n % 100 = 0 AND a = 1 THEN 500 ELSE 200 END, 40 + n % 60,
-             CASE WHEN n % 100 = 0 AND a = 1 THEN t + interval '5 seconds' END, t + (a - 1) * interval '5 seconds' + interval '0.1 seconds'
-        FROM (SELECT n, ${at(`n::float8 / ${EVENTS_PER_BOOKING}`)} AS t FROM generate_series(0, $6::int * ${EVENTS_PER_BOOKING} - 1) AS n) e,
-             LATERAL generate_series(1, CASE WHEN n % 100 = 0 THEN 2 ELSE 1 END) AS a`;
-    const audit = `INSERT INTO "AuditLog" (id, "businessId", livemode, "requestId", method, path, operation, status, "bookingId", objects, "createdAt")
-      SELECT 'aud_' || lpad(n::text, 22, '0'), ${biz('(n / ' + AUDIT_PER_BOOKING + ') % $3::int')}, false, 'req_' || lpad(n::text, 22, '0'), 'POST',
-             '/v1/bookings/bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0') || (ARRAY['','/checkout','/deposit','/agreement/send','/identity-verification','/insurance','/pickup/mileage','/pickup/complete','/return/submit','/return/complete'])[1 + n % ${AUDIT_PER_BOOKING}],
-             (ARRAY['createBooking','createCheckout','secureDeposit','sendAgreement','startIdentityVerification','submitInsurance','recordMileageOut','completePickup','submitReturn','completeReturn'])[1 + n % ${AUDIT_PER_BOOKING}],
-             CASE WHEN n % ${AUDIT_PER_BOOKING} = 0 THEN 201 ELSE 200 END, 'bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0'), ARRAY['bk_' || lpad((n / ${AUDIT_PER_BOOKING})::text, 23, '0')],
-             ${at(`n::float8 / ${AUDIT_PER_BOOKING}`)}
-        FROM generate_series(0, $6::int * ${AUDIT_PER_BOOKING} - 1) AS n`;
+    const { events, messages, deliveries, audit } = bigTableInserts('');
     const restore = async (client: pg.Client, tables: string[]) => {
       for (const x of saved.filter((x) => tables.includes(x.tbl.replace(/"/g, '')))) {
         await client.query(x.kind === 'index' ? x.def : `ALTER TABLE ${x.tbl} ADD CONSTRAINT "${x.name}" ${x.def}`);
@@ -213,5 +233,24 @@ export async function seedPlatform(
     return { seconds: (Date.now() - started) / 1000, counts };
   } finally {
     await Promise.all([a.end(), b.end(), c.end()]);
+  }
+}
+
+/**
+ * The big tables' rows of `size` added again under new ids (`tag`, a few letters or digits),
+ * dated from `now`, with their indexes and foreign keys in place: on the near-empty platform a
+ * new backlog for the retention bench to delete, so that its batches are as many as the year's
+ * and their p99 is not the slowest of a couple of dozen.
+ */
+export async function addBigTableRows(databaseUrl: string, tenantBusinessId: string, size: PlatformSize, now: Date, tag: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const p = statementParams(tenantBusinessId, size, now);
+    const { events, messages, deliveries, audit } = bigTableInserts(tag);
+    for (const sql of [events, messages, deliveries, audit]) await client.query(fill(sql, p));
+    await client.query('ANALYZE "Event", "WebhookMessage", "WebhookDelivery", "AuditLog"');
+  } finally {
+    await client.end();
   }
 }
