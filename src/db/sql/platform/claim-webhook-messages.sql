@@ -5,6 +5,8 @@
 -- `perEndpoint` messages of one endpoint held by the worker (those it already holds count),
 -- looked for among the `lookAhead` oldest due messages of endpoints with room left. Returned
 -- in due order ("nextAttemptAt", then event id), which is the order of each endpoint's events.
+-- The chosen ids are handed over as one array (computed once): as a join, PostgreSQL ran the
+-- ranking again for every due message, 0.5 s a claim with 7,000 due.
 -- @param {DateTime} $1:now The worker's clock
 -- @param {String[]} $2:heldMessageIds Messages claimed by the worker and not recorded yet
 -- @param {String[]} $3:fullEndpointIds Endpoints whose limit the worker already holds
@@ -26,7 +28,7 @@ WITH candidates AS (
     LEFT JOIN unnest($5::text[], $6::int[]) AS h(endpoint, n) ON h.endpoint = c."endpointId"
 ), due AS (
   SELECT m.id, m."nextAttemptAt" AS "dueAt" FROM "WebhookMessage" m
-   WHERE m.id IN (SELECT id FROM ranked WHERE k <= $7::int) AND m.state = 'pending' AND m."nextAttemptAt" <= $1
+   WHERE m.id = ANY(ARRAY(SELECT id FROM ranked WHERE k <= $7::int)) AND m.state = 'pending' AND m."nextAttemptAt" <= $1
    ORDER BY m."nextAttemptAt", m."eventId"
    LIMIT $8::int
    FOR UPDATE SKIP LOCKED
