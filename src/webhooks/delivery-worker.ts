@@ -330,32 +330,29 @@ export async function startDeliveryWorker(db: Database, overrides: Partial<Deliv
     const holding: Holding = { messageIds: [...mine], endpointIds: [], counts: [] };
     const full: string[] = [];
     for (const [endpointId, n] of held) {
-      if (n >= perEndpoint) {
-        full.push(endpointId);
-        backlogged.add(endpointId);
-      } else {
+      if (n >= perEndpoint) full.push(endpointId);
+      else {
         holding.endpointIds.push(endpointId);
         holding.counts.push(n);
       }
     }
+    // The room of the endpoints held here as of now (one not held has all of perEndpoint).
+    const room = new Map(holding.endpointIds.map((id, i) => [id, perEndpoint - holding.counts[i]]));
+    const looked = [...room.keys(), ...[...backlogged].filter((id) => !held.has(id))];
     claiming = claimDue(platform, options, limit, holding, perEndpoint, full)
       .then(
         (claimed) => {
+          const took = new Map<string, number>();
           for (const m of claimed) {
             queue.push(m);
             mine.add(m.id);
             held.set(m.endpointId, (held.get(m.endpointId) ?? 0) + 1);
+            took.set(m.endpointId, (took.get(m.endpointId) ?? 0) + 1);
           }
-          // Measured against what was held when the claim was made: answers meanwhile do not count.
-          const took = new Map<string, number>();
-          for (const m of claimed) took.set(m.endpointId, (took.get(m.endpointId) ?? 0) + 1);
-          const heldBefore = new Map(holding.endpointIds.map((id, i) => [id, holding.counts[i]]));
-          // Every endpoint the claim could take from: all but those it left out as full.
-          const leftOut = new Set(full);
-          const looked = new Set([...heldBefore.keys(), ...took.keys(), ...[...backlogged].filter((id) => !leftOut.has(id))]);
-          for (const endpointId of looked) {
-            if ((heldBefore.get(endpointId) ?? 0) + (took.get(endpointId) ?? 0) >= perEndpoint) backlogged.add(endpointId);
-            else backlogged.delete(endpointId); // it took all that was due there
+          // Filled to its room: there may be more. Short of it: it took all that was due there.
+          for (const endpointId of new Set([...looked, ...took.keys()])) {
+            if ((took.get(endpointId) ?? 0) >= (room.get(endpointId) ?? perEndpoint)) backlogged.add(endpointId);
+            else backlogged.delete(endpointId);
           }
           if (claimed.length === limit) wanted = true; // there may be more
         },
