@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { abortedTransactions } from './db/transaction-retry.ts';
 import { log } from './log.ts';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying';
@@ -33,6 +34,16 @@ export function createMetrics(options: { queueDepth?: () => Promise<QueueDepth> 
   for (const outcome of ['delivered', 'retrying', 'failed']) deliveries.labels(outcome).inc(0);
   const subscriptions = new Gauge({ name: 'graphql_subscriptions_open', help: 'GraphQL subscriptions open now, by transport (graphql-ws WebSocket, SSE).', labelNames: ['transport'], registers: [registry] });
   for (const transport of ['websocket', 'sse']) subscriptions.labels(transport).set(0);
+  new Counter({
+    name: 'database_transactions_aborted_total',
+    help: 'Transactions of this process PostgreSQL aborted in favour of a concurrent one, by cause (deadlock, serialization_failure): each was run again, or answered 503 transaction_conflict after its last attempt.',
+    labelNames: ['cause'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cause, count] of Object.entries(abortedTransactions)) this.labels(cause).inc(count);
+    },
+  });
 
   if (options.queueDepth) {
     const read = options.queueDepth;

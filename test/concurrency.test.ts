@@ -37,6 +37,46 @@ describe('double booking is impossible (PostgreSQL)', () => {
     expect(Number(overlapping[0].n)).toBe(0);
     expect(await t.db.prisma.booking.count({ where: { vehicleId: vehicle.id } })).toBe(1);
   });
+
+  // Every state change of a booking writes its period again, which the exclusion constraint
+  // checks; a create that overlaps it and waited on that uncommitted change could be waited on
+  // in turn: a cycle PostgreSQL breaks only after a second. Here the change stays uncommitted
+  // while the create runs; the create must not wait on it.
+  type Overlapping = (booking: Record<string, any>, other: Record<string, any>) => { path: string; body: object };
+  it.each<[string, Overlapping]>([
+    ['a create of an overlapping booking', (booking) => ({ path: '/v1/bookings', body: { vehicle_id: booking.vehicle_id, start_at: booking.start_at, end_at: booking.end_at, customer: { name: 'Second Comer' } } })],
+    ['a period change of another booking onto it', (booking, other) => ({ path: `/v1/bookings/${other.id}`, body: { start_at: booking.start_at, end_at: booking.end_at } })],
+  ])('%s while the booking changes state in an uncommitted transaction: 409 vehicle_unavailable at once, without waiting on that transaction', async (_, request) => {
+    const api = restClient(t.baseUrl, t.business.test_secret_key);
+    const vehicle = await createVehicle(api);
+    const booking = await createBooking(api, vehicle.id);
+    const other = await createBooking(api, vehicle.id);
+    const rival = await t.db.pool!.connect();
+    try {
+      await rival.query('BEGIN');
+      const { rows } = await rival.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // What a checkout does to the row, left uncommitted.
+      await rival.query(`UPDATE "Booking" SET state = 'checkout_started', "updatedAt" = now() WHERE id = $1`, [booking.id]);
+      const { path, body } = request(booking, other);
+      let answered = false;
+      const answer = api.post(path, body).finally(() => (answered = true));
+      let waitedOnRival = false;
+      while (!answered && !waitedOnRival) {
+        const blocked = await t.db.pool!.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid]);
+        waitedOnRival = blocked.rows[0].n > 0;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(waitedOnRival, 'the request waited on the uncommitted state change').toBe(false);
+      const res = await answer;
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body.error.code).toBe('vehicle_unavailable');
+    } finally {
+      await rival.query('ROLLBACK').catch(() => {});
+      rival.release();
+    }
+    expect((await api.get(`/v1/bookings/${other.id}`)).body).toMatchObject({ start_at: other.start_at, end_at: other.end_at });
+    expect(await t.db.prisma.booking.count({ where: { vehicleId: vehicle.id } })).toBe(2);
+  });
 });
 
 describe.each(ENGINES)('keyset pagination on %s', (engine) => {

@@ -71,6 +71,12 @@ describe('deadlocks and serialization failures are retried, then answered 503 (P
     return false;
   }
 
+  /** GET /metrics: the transactions PostgreSQL aborted for a concurrent one, of this cause. */
+  async function aborted(cause: 'deadlock' | 'serialization_failure') {
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    return Number(new RegExp(`^database_transactions_aborted_total\\{cause="${cause}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+  }
+
   function settling<T>(promise: Promise<T>) {
     const state = { settled: false };
     void promise.finally(() => (state.settled = true));
@@ -81,6 +87,7 @@ describe('deadlocks and serialization failures are retried, then answered 503 (P
     const vehicle = await createVehicle(api);
     const template = (await createBooking(api, vehicle.id, { start_at: day(100).toISOString(), end_at: day(101).toISOString() })).id;
     const rival = await rivalTransaction(template);
+    const deadlocksBefore = await aborted('deadlock');
     try {
       await rival.book('bk_rival_start', day(0), day(2));
       const answer = api.post('/v1/bookings', { vehicle_id: vehicle.id, start_at: day(1).toISOString(), end_at: day(3).toISOString(), customer: { name: 'Grace Hopper' } });
@@ -96,6 +103,8 @@ describe('deadlocks and serialization failures are retried, then answered 503 (P
 
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(retried).toBe(true);
+      // The operator sees it: one transaction aborted by a deadlock.
+      expect(await aborted('deadlock')).toBe(deadlocksBefore + 1);
       const bookings = await t.db.prisma.booking.findMany({ where: { vehicleId: vehicle.id }, orderBy: { startAt: 'asc' } });
       expect(bookings.map((b) => b.id)).toEqual([res.body.id, template]);
       expect(await t.db.prisma.event.count({ where: { type: 'booking.created', bookingId: res.body.id } })).toBe(1);
@@ -116,6 +125,7 @@ describe('deadlocks and serialization failures are retried, then answered 503 (P
     const template = (await createBooking(api, vehicle.id, { start_at: day(100).toISOString(), end_at: day(101).toISOString() })).id;
     const customersBefore = await t.db.prisma.customer.count();
     const rival = await rivalTransaction(template);
+    const deadlocksBefore = await aborted('deadlock');
     let rounds = 0;
     try {
       await rival.book('bk_rival_start', day(0), day(2));
@@ -135,6 +145,8 @@ describe('deadlocks and serialization failures are retried, then answered 503 (P
       expect(res.body.error).toMatchObject({ type: 'internal_error', code: 'transaction_conflict', request_id: res.headers.get('request-id') });
       expect(res.headers.get('retry-after')).toBe('1');
       expect(rounds).toBe(TRANSACTION_ATTEMPTS);
+      expect(await aborted('deadlock')).toBe(deadlocksBefore + TRANSACTION_ATTEMPTS);
+      expect(await aborted('serialization_failure')).toBe(0);
     } finally {
       await rival.end();
     }

@@ -31,9 +31,17 @@ export function isUniqueViolation(err: unknown): boolean {
  * running it again is safe (the tenant scope does: src/db/transaction-retry.ts).
  */
 export function isTransactionConflict(err: unknown): boolean {
+  return transactionConflictKind(err) !== null;
+}
+
+export type TransactionConflictKind = 'deadlock' | 'serialization_failure';
+
+/** Which of the two isTransactionConflict's error is (null: neither). */
+export function transactionConflictKind(err: unknown): TransactionConflictKind | null {
   const code = databaseError(err)?.code;
-  // P2034: Prisma's own name for either ("write conflict or a deadlock").
-  return code === '40001' || code === '40P01' || (err as { code?: unknown } | null)?.code === 'P2034';
+  if (code === '40P01') return 'deadlock';
+  // P2034: Prisma's own name for either ("write conflict or a deadlock"), when it names no SQLSTATE.
+  return code === '40001' || (err as { code?: unknown } | null)?.code === 'P2034' ? 'serialization_failure' : null;
 }
 
 /**

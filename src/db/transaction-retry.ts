@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { log } from '../log.ts';
-import { isTransactionConflict } from './database-errors.ts';
+import { transactionConflictKind, type TransactionConflictKind } from './database-errors.ts';
 
 /**
  * How many times one transaction runs at most while PostgreSQL keeps aborting it for
@@ -8,6 +8,12 @@ import { isTransactionConflict } from './database-errors.ts';
  * default) before it is detected, so four attempts bound a request's wait to a few seconds.
  */
 export const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * Transactions of this process that PostgreSQL aborted for a concurrent one, by cause, since
+ * it started: each was run again, or answered 503 after its last attempt (GET /metrics).
+ */
+export const abortedTransactions: Record<TransactionConflictKind, number> = { deadlock: 0, serialization_failure: 0 };
 
 /**
  * Run `transaction` (a whole database transaction: begin, its callback, commit) again when
@@ -25,7 +31,10 @@ export async function retryConflicts<T>(transaction: () => Promise<T>, attempts 
     try {
       return await transaction();
     } catch (err) {
-      if (attempt >= attempts || !isTransactionConflict(err)) throw err;
+      const conflict = transactionConflictKind(err);
+      if (!conflict) throw err;
+      abortedTransactions[conflict]++;
+      if (attempt >= attempts) throw err;
       log.warn({ attempt, reason: (err as Error).message?.trim().split('\n').at(-1) }, 'transaction aborted by a concurrent one: running it again');
       await sleep(pauseBefore(attempt + 1));
     }

@@ -18,6 +18,7 @@ import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { publicFleet } from '../website/public-vehicles.ts';
 import { assertNotInPast, checkRentalPeriod, rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { expireHolds } from './booking-holds.ts';
+import { periodUnavailable, vehiclePeriodTaken } from './booking-overlap.ts';
 import { presentBooking } from './booking.fields.ts';
 import { BookingErrors } from './booking.errors.ts';
 import { assertBookable } from '../vehicles/vehicle-state.ts';
@@ -74,6 +75,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
   await expireHolds(ctx.db, now, { vehicleId: vehicle.id });
   try {
     return await ctx.db.$transaction(async (tx) => {
+      if (await vehiclePeriodTaken(tx, vehicle.id, input, now)) throw periodUnavailable(vehicle.id, input);
       const customerId = input.customerId ?? (await insertCustomer(tx, ctx, input.customer!)).id;
       const bookingId = newId('booking');
       const depositRequired = price.depositCents > 0 && settings.security_deposit_defaults.required;
@@ -110,9 +112,7 @@ export async function insertBooking(ctx: DomainContext, input: BookingValues, qu
   } catch (err) {
     // Archived while this booking was being made (the database's check on insert).
     if (isInactiveVehicleViolation(err)) throw VehicleErrors.archived(vehicle.id, 'vehicle_id');
-    if (isExclusionViolation(err)) {
-      throw BookingErrors.vehicleUnavailable(`Vehicle ${vehicle.id} is already booked for part of ${input.startAt.toISOString()} – ${input.endAt.toISOString()}.`);
-    }
+    if (isExclusionViolation(err)) throw periodUnavailable(vehicle.id, input);
     throw err;
   }
 }

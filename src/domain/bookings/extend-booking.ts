@@ -18,6 +18,7 @@ import { rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { assertBookable } from '../vehicles/vehicle-state.ts';
 import { expireHolds } from './booking-holds.ts';
+import { vehiclePeriodTaken } from './booking-overlap.ts';
 import { bookingMachine } from './booking-state.ts';
 import { applyBookingAction } from './booking-transitions.ts';
 import { BookingErrors } from './booking.errors.ts';
@@ -77,6 +78,7 @@ async function reserve(ctx: DomainContext, origin: EventOrigin, booking: Booking
   const { endAt } = extension;
   try {
     return await ctx.db.$transaction(async (tx) => {
+      if (await vehiclePeriodTaken(tx, booking.vehicleId, { startAt: booking.startAt, endAt }, ctx.now(), booking.id)) throw unavailable(booking, endAt);
       const reserved = await applyBookingAction(tx, origin, booking, 'reserve_extension', { endAt });
       if (extraCents === 0) return { booking: reserved, charge: null };
       const transactionId = newId('transaction');
@@ -98,10 +100,13 @@ async function reserve(ctx: DomainContext, origin: EventOrigin, booking: Booking
       return { booking: reserved, charge };
     });
   } catch (err) {
-    if (isExclusionViolation(err)) throw BookingErrors.vehicleUnavailable(`Vehicle ${booking.vehicleId} is booked for part of ${booking.endAt.toISOString()} – ${endAt.toISOString()}; the booking keeps its end.`);
+    if (isExclusionViolation(err)) throw unavailable(booking, endAt);
     throw err;
   }
 }
+
+const unavailable = (booking: Booking, endAt: Date) =>
+  BookingErrors.vehicleUnavailable(`Vehicle ${booking.vehicleId} is booked for part of ${booking.endAt.toISOString()} – ${endAt.toISOString()}; the booking keeps its end.`);
 
 /**
  * Run `write` on the booking as it is now, again if it changed meanwhile (the processor's

@@ -10,6 +10,7 @@ import { id, mergeMetadata, metadata } from '../shared/validation.ts';
 import { assertNotInPast, rentalPeriodFields } from '../vehicles/rental-period.ts';
 import { VehicleErrors } from '../vehicles/vehicle.errors.ts';
 import { expireHolds } from './booking-holds.ts';
+import { periodUnavailable, vehiclePeriodTaken } from './booking-overlap.ts';
 import { bookingMachine } from './booking-state.ts';
 import { applyBookingAction } from './booking-transitions.ts';
 import { BookingErrors } from './booking.errors.ts';
@@ -69,6 +70,7 @@ export async function updateBooking(ctx: DomainContext, bookingId: string, input
   try {
     await ctx.db.$transaction(async (tx) => {
       // The booking no longer follows its quote's price once its period or mileage option changes.
+      if (await vehiclePeriodTaken(tx, vehicle.id, period, ctx.now(), booking.id)) throw periodUnavailable(vehicle.id, period);
       const changes = { ...period, ...price, quoteId: null, ...(nextMetadata !== undefined ? { metadata: nextMetadata } : {}) };
       const updated = await applyBookingAction(tx, origin, booking, 'change_period', changes);
       const payment = await tx.payment.findUnique({ where: { bookingId: booking.id } });
@@ -83,9 +85,7 @@ export async function updateBooking(ctx: DomainContext, bookingId: string, input
       return updated;
     });
   } catch (err) {
-    if (isExclusionViolation(err)) {
-      throw BookingErrors.vehicleUnavailable(`Vehicle ${vehicle.id} is already booked for part of ${period.startAt.toISOString()} – ${period.endAt.toISOString()}.`);
-    }
+    if (isExclusionViolation(err)) throw periodUnavailable(vehicle.id, period);
     throw err;
   }
   return answer();
