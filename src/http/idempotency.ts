@@ -96,12 +96,21 @@ export async function completeIdempotencyKey(db: TenantDb, key: string, requestI
 }
 
 /**
- * Forget a claim whose request failed on our side, so the client may retry it. What it
- * committed is forgotten too: an operation that answers a 5xx leaves itself to be run again
+ * Give up the claim of a request that failed on our side (a 5xx), or of a stream, so the
+ * client may retry with the key.
+ *
+ * Without `keepCommitted` the record goes, and the retry runs as a first request would: for a
+ * request that committed nothing, or an operation that answered it had put back what it wrote
  * (a charge the processor did not answer is pending again, for the retry to collect).
+ *
+ * With it, the failure came after a change had committed under the key (the database lost
+ * while the answer was read, say). The record keeps the note of that change and its lease
+ * ends now: the retry takes the key over at once and answers what the first run would have
+ * answered, as after a crash, instead of making the change a second time.
  */
-export async function releaseIdempotencyKey(db: TenantDb, key: string, requestId: string): Promise<void> {
-  await db.idempotencyRecord.deleteMany({ where: { key, requestId, state: 'in_flight' } });
+export async function releaseIdempotencyKey(db: TenantDb, key: string, requestId: string, keepCommitted = false): Promise<void> {
+  if (keepCommitted) await db.idempotencyRecord.updateMany({ where: { key, requestId, state: 'in_flight' }, data: { leaseExpiresAt: new Date() } });
+  else await db.idempotencyRecord.deleteMany({ where: { key, requestId, state: 'in_flight' } });
 }
 
 /** Delete keys past their 24 hours, every business's (a maintenance job). Returns how many went. */

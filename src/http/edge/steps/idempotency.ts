@@ -1,4 +1,5 @@
 import type { TenantDbFactory } from '../../../db/tenant-db.ts';
+import { STATUS_BY_TYPE } from '../../../domain/shared/errors.ts';
 import { idempotentRequest } from '../../../domain/shared/idempotent-calls.ts';
 import { EdgeErrors } from '../../edge.errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, idempotencyRecordKey, releaseIdempotencyKey, renewIdempotencyLease } from '../../idempotency.ts';
@@ -9,7 +10,8 @@ import { clientOf } from './client.ts';
  * `Idempotency-Key` on every POST, REST and GraphQL alike (the contract's "Idempotency"): the
  * first answer is stored and replayed verbatim with `Idempotent-Replayed: true`; any answer
  * but a 5xx is remembered (errors included); a request that fails on our side, or a stream,
- * releases its key so it can be retried. While the request runs its claim is renewed, so a
+ * releases its key so it can be retried (keeping the note of a change it had committed, for
+ * the retry to answer from: src/http/idempotency.ts). While the request runs its claim is renewed, so a
  * claim outlives an owner that died by one lease at most; the retry that then takes it over
  * answers from what the dead owner committed, if anything (`ctx.idempotent`).
  *
@@ -59,8 +61,34 @@ export function idempotencyStep(
       const db = tenantDb(ctx.principal);
       // Answered from what a dead owner of the key committed: a replay of that first run.
       if (ctx.idempotent?.replayed) ctx.headers['Idempotent-Replayed'] = 'true';
-      if (response.status >= 500 || response.streaming) return releaseIdempotencyKey(db, key, ctx.requestId);
-      return response.text().then((body) => completeIdempotencyKey(db, key, ctx.requestId, { status: response.status, body }));
+      if (response.streaming) return releaseIdempotencyKey(db, key, ctx.requestId);
+      // An integration error (502) is an operation's own answer that it changed nothing; any
+      // other 5xx may have come after a commit, whose note the retry must find.
+      const failed = (status: number) =>
+        releaseIdempotencyKey(db, key, ctx.requestId, Object.keys(ctx.idempotent!.effects).length > 0 && status !== STATUS_BY_TYPE.integration_error);
+      if (response.status >= 500) return failed(response.status);
+      return response.text().then((body) => {
+        const failure = ctx.kind === 'graphql' ? graphqlServerFailure(body) : null;
+        return failure ? failed(failure) : completeIdempotencyKey(db, key, ctx.requestId, { status: response.status, body });
+      });
     },
   };
+}
+
+/**
+ * The 5xx status among a GraphQL answer's errors (GraphQL answers an operation's errors with
+ * 200, each with its status in `extensions`), one other than an integration error's first;
+ * null when there is none.
+ */
+export function graphqlServerFailure(body: string): number | null {
+  if (!body.includes('"errors"')) return null;
+  let statuses: unknown[];
+  try {
+    const errors = (JSON.parse(body) as { errors?: { extensions?: { status?: unknown } }[] }).errors;
+    statuses = Array.isArray(errors) ? errors.map((e) => e?.extensions?.status) : [];
+  } catch {
+    return null;
+  }
+  const failures = statuses.filter((s): s is number => typeof s === 'number' && s >= 500);
+  return failures.find((s) => s !== STATUS_BY_TYPE.integration_error) ?? failures[0] ?? null;
 }
