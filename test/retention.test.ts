@@ -95,6 +95,13 @@ describe.each(ENGINES)('retention on %s', (engine) => {
   const freshScope = async () => ({ businessId: (await createBusiness(db.prisma, { name: 'Retention Rentals' })).business_id, livemode: false });
   const pass = (policy: Partial<RetentionPolicy> = {}) => runRetentionPass(platformSql(db), { ...POLICY, ...policy }, now);
 
+  it('the tables it deletes from are vacuumed once 1% of their rows are dead, not the default 20%', async () => {
+    const rows = await db.prisma.$queryRaw<{ relname: string; reloptions: string[] | null }[]>`
+      SELECT relname, reloptions FROM pg_class WHERE relkind = 'r' AND relname IN ('Event', 'WebhookMessage', 'WebhookDelivery', 'AuditLog', 'IdempotencyRecord') ORDER BY relname`;
+    expect(rows.map((r) => r.relname)).toEqual(['AuditLog', 'Event', 'IdempotencyRecord', 'WebhookDelivery', 'WebhookMessage']);
+    for (const row of rows) expect(row.reloptions, row.relname).toEqual(expect.arrayContaining(['autovacuum_vacuum_scale_factor=0.01', 'autovacuum_vacuum_threshold=10000']));
+  });
+
   it('deletes what is past its period and keeps undelivered, unpublished and recent records', async () => {
     scope = await freshScope();
     const delivered = await makeEvent(db, scope, now, { ageDays: 40, message: { state: 'delivered', attempts: 2 } });
