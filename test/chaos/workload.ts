@@ -8,7 +8,7 @@
 //   (sometimes declined first), then maybe partly refunded and maybe canceled (a refund through
 //   the processor).
 // - A burst: three to five creates at once, each with a key of its own, for overlapping periods
-//   of one vehicle (the exclusion constraint lets one win; concurrent checks of it may deadlock).
+//   of one vehicle (the exclusion constraint lets one win; the creates queue for the vehicle).
 // - A trip: a vehicle of its own, a booking starting within the pickup window, paid, identity
 //   and agreement done, the deposit held through the processor, picked up, post-trip charges
 //   created and collected through the processor, returned, the deposit captured (in part, in
