@@ -2,8 +2,8 @@
 // same size as the project's, running the same work for POST /v1/bookings as the project, one
 // statement for each of its statements: the project's authentication (bare-http.ts); the
 // vehicle, the business's settings, the customer and the vehicle's lapsed holds read outside
-// the transaction; then in one transaction the booking (the exclusion
-// constraint refuses an overlap: 409), its payment and deposit, the booking.created event,
+// the transaction; then in one transaction the vehicle's lock and the check for a committed
+// overlap, the booking (the exclusion constraint refuses an overlap: 409), its payment and deposit, the booking.created event,
 // the webhook endpoints that want it and their outbox rows (the database's trigger sends the
 // outbox NOTIFY for both sides); after it, the
 // audit record. Like the project's event relay, a LISTEN connection is woken by that NOTIFY
@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import pg from 'pg';
 import { presentBooking } from '../src/domain/bookings/booking.fields.ts';
 import { HOLD_STATES } from '../src/domain/bookings/booking-holds.ts';
+import { RELEASED_STATES } from '../src/domain/bookings/booking-state.ts';
 import { readSettings } from '../src/domain/business/business-settings.ts';
 import { OUTBOX_CHANNEL, presentEvent } from '../src/domain/events/event.service.ts';
 import { PRICED_FIELDS, priceRental } from '../src/domain/quotes/pricing.ts';
@@ -59,6 +60,18 @@ const server = createServer((req, res) => {
     let booking: Record<string, unknown>;
     try {
       await client.query('BEGIN');
+      // The vehicle's new periods queue (a transaction-scoped advisory lock on the tenant and
+      // vehicle, hashed as the project's is), then a committed overlap is refused before the insert.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${principal.businessId}:${principal.livemode}:vehicle-calendar:${vehicle.id}`]);
+      const clash = await client.query(
+        `SELECT id FROM "Booking" WHERE "vehicleId" = $1 AND "businessId" = $2 AND livemode = $3 AND state <> ALL($4::"BookingState"[]) AND "startAt" < $6 AND "endAt" > $5
+            AND NOT (state = ANY($7::"BookingState"[]) AND "holdExpiresAt" <= $8) LIMIT 1`,
+        [vehicle.id, ...tenant, [...RELEASED_STATES], period.startAt, period.endAt, [...HOLD_STATES], now],
+      );
+      if (clash.rowCount) {
+        await client.query('ROLLBACK');
+        return send(res, 409, { error: { type: 'invalid_request', code: 'vehicle_unavailable' } });
+      }
       const bookingId = newId('booking');
       const depositRequired = price.depositCents > 0 && settings.security_deposit_defaults.required;
       const gate = (required: boolean) => (required ? 'pending' : 'not_required');
