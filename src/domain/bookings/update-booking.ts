@@ -69,8 +69,8 @@ export async function updateBooking(ctx: DomainContext, bookingId: string, input
   await expireHolds(ctx.db, ctx.now(), { vehicleId: vehicle.id });
   try {
     await ctx.db.$transaction(async (tx) => {
-      // The booking no longer follows its quote's price once its period or mileage option changes.
       if (await vehiclePeriodTaken(tx, vehicle.id, period, ctx.now(), booking.id)) throw periodUnavailable(vehicle.id, period);
+      // The booking no longer follows its quote's price once its period or mileage option changes.
       const changes = { ...period, ...price, quoteId: null, ...(nextMetadata !== undefined ? { metadata: nextMetadata } : {}) };
       const updated = await applyBookingAction(tx, origin, booking, 'change_period', changes);
       const payment = await tx.payment.findUnique({ where: { bookingId: booking.id } });
