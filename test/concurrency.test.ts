@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { backendsWaitingOn } from './support/postgres.ts';
 import { createBooking, createVehicle, nextPeriod } from './support/fixtures.ts';
 
 describe('double booking is impossible (PostgreSQL)', () => {
@@ -62,8 +63,7 @@ describe('double booking is impossible (PostgreSQL)', () => {
       const answer = api.post(path, body).finally(() => (answered = true));
       let waitedOnRival = false;
       while (!answered && !waitedOnRival) {
-        const blocked = await t.db.pool!.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid]);
-        waitedOnRival = blocked.rows[0].n > 0;
+        waitedOnRival = (await backendsWaitingOn(t.db.pool!, rows[0].pid)).length > 0;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       expect(waitedOnRival, 'the request waited on the uncommitted state change').toBe(false);

@@ -13,6 +13,7 @@ import { buildApp, type App } from '../src/server.ts';
 import { graphqlClient, restClient } from './support/app.ts';
 import { createVehicle, nextPeriod } from './support/fixtures.ts';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.ts';
+import { backendsWaitingOn } from './support/postgres.ts';
 
 describe('PostgreSQL unreachable or restarting (a private cluster)', () => {
   let server: PrivatePostgres;
@@ -91,7 +92,7 @@ describe('PostgreSQL unreachable or restarting (a private cluster)', () => {
     await holder.query('SELECT 1 FROM "Vehicle" WHERE id = $1 FOR UPDATE', [vehicle.id]);
     const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const answer = api.post('/v1/bookings', booking);
-    await until(async () => (await db.pool!.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid])).rows[0].n > 0);
+    await until(async () => (await backendsWaitingOn(db.pool!, rows[0].pid)).length > 0);
 
     await server.restart();
     unavailable(await answer);

@@ -10,6 +10,7 @@
 // database_unavailable. PostgreSQL only (PGlite has one connection, which nothing terminates).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestApp, type TestApp } from './support/app.ts';
+import { backendsWaitingOn } from './support/postgres.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,10 +40,13 @@ describe('a request that failed after its change committed: the retry answers th
       await rival.query('LOCK TABLE "Evidence" IN ACCESS EXCLUSIVE MODE');
       const { rows } = await rival.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       const answer = request();
-      for (let terminated = 0; terminated === 0; await sleep(5)) {
-        const r = await t.db.pool!.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid]);
-        terminated = r.rowCount ?? 0;
+      const deadline = Date.now() + 30_000;
+      let waiting: number[] = [];
+      while ((waiting = await backendsWaitingOn(t.db.pool!, rows[0].pid)).length === 0) {
+        if (Date.now() > deadline) throw new Error('no request waited on the locked evidence table');
+        await sleep(5);
       }
+      await t.db.pool!.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [waiting]);
       await rival.query('ROLLBACK');
       return await answer;
     } finally {

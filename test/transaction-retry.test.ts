@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSACTION_ATTEMPTS } from '../src/db/transaction-retry.ts';
 import { restClient, startTestApp, type TestApp } from './support/app.ts';
+import { backendsWaitingOn } from './support/postgres.ts';
 import { createBooking, createVehicle } from './support/fixtures.ts';
 
 const DAY = 86_400_000;
@@ -63,8 +64,7 @@ describe('deadlocks and serialization failures are retried, then answered 503 (P
   async function blockedOn(pid: number, stop: () => boolean): Promise<boolean> {
     const deadline = Date.now() + 30_000;
     while (!stop()) {
-      const { rows } = await t.db.pool!.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
-      if (rows[0].n > 0) return true;
+      if ((await backendsWaitingOn(t.db.pool!, pid)).length > 0) return true;
       if (Date.now() > deadline) throw new Error('no request waited on the test transaction');
       await sleep(10);
     }

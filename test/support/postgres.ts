@@ -35,3 +35,9 @@ async function withServer(fn: (client: pg.Client) => Promise<unknown>): Promise<
     await client.end();
   }
 }
+
+/** The backends now waiting for a lock that backend `pid` holds (PostgreSQL's pg_blocking_pids). */
+export async function backendsWaitingOn(pool: pg.Pool, pid: number): Promise<number[]> {
+  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+  return rows.map((r) => r.pid);
+}
